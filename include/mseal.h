@@ -16,7 +16,8 @@
  *		OpenBSD's name and signature for the same operation.
  *
  *	int mseal_supported(void);
- *		1 if the running kernel has mseal(), 0 if not.
+ *		1 if the running kernel has mseal(), 0 if not. It cannot
+ *		tell this series from mainline's mseal() (see below).
  *
  * mseal() and mimmutable() return 0, or -1 with errno set:
  *	EINVAL	flags is not 0, addr is not page aligned, the range wraps
@@ -38,10 +39,11 @@
  * says EPERM; portable code should accept both).
  *
  * PROT_SEAL and MAP_SEALABLE exist only in this series: mainline Linux
- * 6.10 and later seals any mapping without an opt-in and silently ignores
- * both bits, as do kernels without mseal(). For code that must also run
- * there, map with MAP_SEALABLE, call mseal(), and check its result rather
- * than relying on PROT_SEAL.
+ * 6.10 and later can seal any mapping without an opt-in and silently
+ * ignores both bits, as do kernels without mseal(). For code that must
+ * also run there, map with MAP_SEALABLE, call mseal(), and check its
+ * result rather than relying on PROT_SEAL. On a 32-bit kernel, mmap()
+ * with PROT_SEAL fails with EINVAL.
  *
  * Differences between mimmutable() here and on OpenBSD:
  *  - calls refused on sealed memory fail with EACCES here, EPERM there;

@@ -30,9 +30,6 @@ if [ "${1:-}" = --baseline ]; then
 	exit 0
 fi
 
-# The seeds' selftest maps at address 0 (mremap MREMAP_FIXED to 0).
-echo 0 >/proc/sys/vm/mmap_min_addr
-
 if [ $# -eq 0 ]; then
 	set -- $(cd $bin && ls -- *_test)
 fi
