@@ -8,7 +8,7 @@
 SHELL := /bin/bash
 DEPS := tools/deps
 
-.PHONY: help deps tree build run test shell
+.PHONY: help deps tree build run test shell check test-debug fuzz bench deb trinity
 
 help:
 	@echo "make run     build the sealed kernel and boot it: watch mseal() at work"
@@ -16,6 +16,12 @@ help:
 	@echo "make shell   an interactive shell in the patched guest (Ctrl-A x quits)"
 	@echo "make deps    install the Debian packages the pipeline needs"
 	@echo "make tree | build   unpack and patch the source | build both kernels"
+	@echo "make check       the series: git am, bisect build, checkpatch, sparse, other configs"
+	@echo "make test-debug  every suite on the debug kernels (KASAN, lockdep, fault injection)"
+	@echo "make fuzz        the model-based fuzzer (OPS=N SEED=S to go longer or replay)"
+	@echo "make trinity     trinity on the mm syscalls in the debug guest (MINUTES=N)"
+	@echo "make bench       baseline against patched: microbenchmarks and stress-ng"
+	@echo "make deb         Debian packages of the sealed kernel (Debian's cloud config)"
 
 deps:
 	@$(DEPS)
@@ -36,3 +42,23 @@ test: deps
 shell: build
 	@tools/guest
 	@VM_NOBUILD=1 tools/vm
+
+check: deps
+	@tools/check
+
+test-debug: deps
+	@tests/run --debug
+
+fuzz: build
+	@tools/guest
+	@fuzz/run
+
+trinity: deps
+	@fuzz/trinity-run $(MINUTES)
+
+bench: build
+	@tools/guest
+	@bench/run
+
+deb: deps
+	@tools/deb

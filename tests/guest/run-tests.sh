@@ -2,9 +2,16 @@
 # In the guest: run test suites, each framed by "# suite NAME" and
 # "# suite NAME exit N" for tests/run to count.
 #
-# usage: run-tests.sh [SUITE...]   every /opt/mseal/bin/*_test by default
+# usage: run-tests.sh [--debug] [SUITE...]
+#            every /opt/mseal/bin/*_test by default; with --debug, also the
+#            *_dtest suites, which need the debug kernel (fault injection)
 #        run-tests.sh --baseline   the checks for the unpatched kernel
 bin=/opt/mseal/bin
+pattern='*_test'
+if [ "${1:-}" = --debug ]; then
+	pattern='*_test *_dtest'
+	shift
+fi
 
 run() {
 	name=$1
@@ -31,7 +38,8 @@ if [ "${1:-}" = --baseline ]; then
 fi
 
 if [ $# -eq 0 ]; then
-	set -- $(cd $bin && ls -- *_test)
+	# shellcheck disable=SC2086 # the pattern is meant to be expanded
+	set -- $(cd $bin && ls -- $pattern 2>/dev/null)
 fi
 for t in "$@"; do
 	[ -x "$bin/$t" ] || { echo "# suite $t"; echo "not ok 1 no such suite: $t"; echo "# suite $t exit 1"; continue; }
