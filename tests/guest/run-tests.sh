@@ -38,7 +38,7 @@ if [ "${1:-}" = --baseline ]; then
 fi
 
 if [ $# -eq 0 ]; then
-	# shellcheck disable=SC2086 # the pattern is meant to be expanded
+	# shellcheck disable=SC2086,SC2046 # the pattern and the list are meant to be split
 	set -- $(cd $bin && ls -- $pattern 2>/dev/null)
 fi
 for t in "$@"; do
