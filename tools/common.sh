@@ -33,3 +33,18 @@ tree_of() {
 	*) die "unknown flavour '$1'" ;;
 	esac
 }
+
+# The series' identity: the pristine tag and every patch named in
+# patches/series. tools/tree re-applies the series when it changes.
+series_stamp() {
+	local tag=$1 p
+	mapfile -t series < <(grep -v -e '^#' -e '^[[:space:]]*$' "$REPO/patches/series")
+	{
+		echo "$tag"
+		for p in "${series[@]}"; do
+			[ -f "$REPO/patches/$p" ] || die "patches/series names $p, which does not exist"
+			echo "$p"
+			cat "$REPO/patches/$p"
+		done
+	} | sha1sum | cut -d' ' -f1
+}
