@@ -23,17 +23,21 @@ run() {
 
 if [ "${1:-}" = --baseline ]; then
 	run baseline_check "$bin/baseline_check"
-	# The seeds' selftest must see that mseal() is missing and say so.
-	echo "# suite mseal_test-on-baseline"
-	out=$("$bin/mseal_test" 2>&1)
-	rc=$?
-	echo "$out" | sed 's/^/# /'
-	if [ $rc -eq 4 ] && echo "$out" | grep -q 'ENOSYS'; then
-		echo "ok 1 mseal_test skips: mseal() is not implemented (ENOSYS)"
-	else
-		echo "not ok 1 mseal_test should skip with ENOSYS, exited $rc"
-	fi
-	echo "# suite mseal_test-on-baseline exit 0"
+	# The series' kselftests must see that mseal() is missing and say so.
+	n=0
+	echo "# suite kselftests-on-baseline"
+	for t in mseal_test mseal_paths_test; do
+		n=$((n + 1))
+		out=$("$bin/$t" 2>&1)
+		rc=$?
+		echo "$out" | sed 's/^/# /'
+		if [ $rc -eq 4 ] && echo "$out" | grep -q 'ENOSYS'; then
+			echo "ok $n $t skips: mseal() is not implemented (ENOSYS)"
+		else
+			echo "not ok $n $t should skip with ENOSYS, exited $rc"
+		fi
+	done
+	echo "# suite kselftests-on-baseline exit 0"
 	exit 0
 fi
 
