@@ -16,8 +16,26 @@
  *		OpenBSD's name and signature for the same operation.
  *
  *	int mseal_supported(void);
- *		1 if the running kernel has mseal(), 0 if not. It cannot
- *		tell this series from mainline's mseal() (see below).
+ *		1 if the running kernel has mseal(), 0 if not.
+ *
+ *	int mseal_abi(void);
+ *		Which mseal() the running kernel speaks: MSEAL_ABI_V6 (this
+ *		series' default: MAP_SEALABLE opt-in, EACCES), MSEAL_ABI_MAINLINE
+ *		(mainline Linux 6.10+, or this series booted with
+ *		mseal_abi=mainline: every mapping sealable, EPERM), or
+ *		MSEAL_ABI_NONE (no mseal()). This series publishes its ABI in
+ *		/proc/sys/vm/mseal_abi; elsewhere the answer is probed.
+ *
+ *	int mseal_errno(void);
+ *		The errno of calls that sealing refuses: EACCES (v6) or EPERM
+ *		(mainline); 0 without mseal().
+ *
+ *	int mseal_set_sealable(int on);
+ *		v6 ABI: make every mapping this process creates from now on
+ *		sealable, as if mapped with MAP_SEALABLE (1), or stop (0).
+ *		Inherited over fork() and kept over execve(). Returns 0, or -1
+ *		with errno EINVAL on kernels without it. Harmless in the
+ *		mainline ABI, where every mapping is sealable anyway.
  *
  * mseal() and mimmutable() return 0, or -1 with errno set:
  *	EINVAL	flags is not 0, addr is not page aligned, the range wraps
@@ -62,13 +80,20 @@
 #define _MSEAL_H
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stddef.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #ifdef __cplusplus
 extern "C" {
+#endif
+
+#ifndef PR_SET_MSEAL_SEALABLE
+#define PR_SET_MSEAL_SEALABLE	0x4d534c53	/* prctl(): arg2 1 or 0 */
+#define PR_GET_MSEAL_SEALABLE	0x4d534c47	/* prctl(): returns 1 or 0 */
 #endif
 
 #ifndef PROT_SEAL
@@ -125,6 +150,63 @@ static inline int mseal_supported(void)
 
 	errno = saved_errno;
 	return ret;
+}
+
+enum { MSEAL_ABI_NONE = 0, MSEAL_ABI_V6 = 1, MSEAL_ABI_MAINLINE = 2 };
+
+static inline int mseal_abi(void)
+{
+	int saved_errno = errno, abi = MSEAL_ABI_NONE;
+	char buf[16] = "";
+	void *p;
+	int fd;
+
+	fd = open("/proc/sys/vm/mseal_abi", O_RDONLY);
+	if (fd >= 0) {
+		if (read(fd, buf, sizeof(buf) - 1) < 0)
+			buf[0] = '\0';
+		close(fd);
+		if (!strncmp(buf, "mainline", 8))
+			abi = MSEAL_ABI_MAINLINE;
+		else if (!strncmp(buf, "v6", 2))
+			abi = MSEAL_ABI_V6;
+	}
+	if (abi == MSEAL_ABI_NONE && mseal_supported()) {
+		/*
+		 * No file: mainline seals any mapping, v6 only MAP_SEALABLE
+		 * ones. A page of /dev/zero mapped privately (POSIX, unlike
+		 * MAP_ANONYMOUS) tells them apart.
+		 */
+		fd = open("/dev/zero", O_RDONLY);
+		p = fd < 0 ? MAP_FAILED :
+		    mmap(NULL, 1, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (fd >= 0)
+			close(fd);
+		if (p != MAP_FAILED) {
+			abi = mseal(p, 1, 0) ? MSEAL_ABI_V6 : MSEAL_ABI_MAINLINE;
+			if (abi == MSEAL_ABI_V6)
+				munmap(p, 1);	/* a sealed page stays mapped */
+		}
+	}
+	errno = saved_errno;
+	return abi;
+}
+
+static inline int mseal_errno(void)
+{
+	switch (mseal_abi()) {
+	case MSEAL_ABI_V6:
+		return EACCES;
+	case MSEAL_ABI_MAINLINE:
+		return EPERM;
+	}
+	return 0;
+}
+
+static inline int mseal_set_sealable(int on)
+{
+	return (int)syscall(SYS_prctl, PR_SET_MSEAL_SEALABLE, on ? 1UL : 0UL,
+			    0UL, 0UL, 0UL);
 }
 
 #ifdef __cplusplus
