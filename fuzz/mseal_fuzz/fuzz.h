@@ -1,0 +1,298 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * mseal_fuzz - a model-based fuzzer for the memory sealing semantics.
+ *
+ * Random, seeded, reproducible sequences of mmap, munmap, mprotect,
+ * pkey_mprotect, WRPKRU, mremap, madvise, mseal, brk, writes and fork run
+ * in a bounded arena (NP pages starting at the page-aligned program break,
+ * followed by one guard page that must stay unmapped). A reference model in
+ * user space predicts each call's result (value or exact errno) and the
+ * resulting state of every arena page; after every call the model is
+ * compared with the kernel's view (/proc/self/maps, /proc/self/smaps,
+ * and the first word of every mapped page).
+ *
+ * Every sequence runs in a forked child (sealed mappings can never be
+ * removed); the parent never touches the arena, so it can re-run
+ * subsequences to shrink a divergence into a minimal reproducer, printed as
+ * a kselftest_harness TEST().
+ *
+ * The files (one program, built from every .c file of this directory):
+ *   fuzz.h    what they share: the model's and the kernel's page state,
+ *             the calls, the parent <-> child area
+ *   model.c   the model: what the kernel must do with each call (predict())
+ *   gen.c     the PRNG and the generation of random calls (gen_op())
+ *   exec.c    the executor: runs a sequence in a child, issues the real
+ *             calls, reads the kernel's view and compares it with the model
+ *   shrink.c  the shrinker (delta debugging over replays) and the
+ *             reproducer printer (calls as C, the TEST() around them)
+ *   main.c    options, output, the parent's loop over sequences
+ *
+ * usage: mseal_fuzz [--ops N] [--seed S] [--no-smaps] [--verbose]
+ *                   [--baseline] [--smaps-every K] [--seq J] [--seq-len L]
+ * The last line is "fuzz: N calls, M sequences, seed S, D divergences";
+ * the exit status is 0 iff D == 0.
+ */
+#ifndef MSEAL_FUZZ_H
+#define MSEAL_FUZZ_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/shm.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+#ifndef PROT_SEAL
+#define PROT_SEAL 0x04000000
+#endif
+#ifndef MAP_SEALABLE
+#define MAP_SEALABLE 0x08000000
+#endif
+#ifndef MAP_FIXED_NOREPLACE
+#define MAP_FIXED_NOREPLACE 0x100000
+#endif
+#ifndef MAP_SHARED_VALIDATE
+#define MAP_SHARED_VALIDATE 0x03
+#endif
+#ifndef MREMAP_DONTUNMAP
+#define MREMAP_DONTUNMAP 4
+#endif
+#ifndef __NR_mseal
+#define __NR_mseal 462
+#endif
+#ifndef PROT_SEM
+#define PROT_SEM 0x8
+#endif
+
+/* madvise() behaviours, by number (the libc headers may lack some). */
+enum {
+	B_NORMAL = 0, B_RANDOM = 1, B_SEQUENTIAL = 2, B_WILLNEED = 3,
+	B_DONTNEED = 4, B_FREE = 8, B_REMOVE = 9, B_DONTFORK = 10,
+	B_DOFORK = 11, B_MERGEABLE = 12, B_UNMERGEABLE = 13, B_HUGEPAGE = 14,
+	B_NOHUGEPAGE = 15, B_DONTDUMP = 16, B_DODUMP = 17, B_WIPEONFORK = 18,
+	B_KEEPONFORK = 19, B_COLD = 20, B_PAGEOUT = 21, B_POPULATE_READ = 22,
+	B_POPULATE_WRITE = 23, B_DONTNEED_LOCKED = 24, B_COLLAPSE = 25,
+};
+
+/* The kernel's LEGACY_MAP_MASK (include/linux/mman.h), x86-64 values. */
+#define LEGACY_MAP_MASK (0x01UL | 0x02 | 0x10 | 0x20 | 0x800 | 0x1000 | \
+			 0x4000000 | 0x100 | 0x2000 | 0x4000 | 0x8000 | \
+			 0x10000 | 0x20000 | 0x40000 | 0x40 | (21UL << 26) | \
+			 (30UL << 26))
+
+#define PG 4096UL
+#define NP 40			/* arena pages */
+#define NPP (NP + 1)		/* the arena and its guard page */
+#define TASK_SZ ((1UL << 47) - PG)
+#define MEMFD_PAGES 128
+#define SHM_PAGES 4		/* the SysV segment: object 2 */
+#define OBJ_SHM 2
+#define MAXOBJ 402
+#define MAXSEQ 600
+#define PA(x) (((x) + PG - 1) & ~(PG - 1))
+#define MEMFD_VAL(o, i) (0xF11E000000000000ULL | ((uint64_t)(o) << 32) | (i))
+
+/* ------------------------------------------------------------------ */
+/* The model                                                            */
+
+enum { C_VAL, C_FILE, C_FREED };	/* page contents: value, file, val or 0 */
+enum {
+	FL_DC = 1, FL_WF = 2, FL_DD = 4, FL_HG = 8, FL_NH = 16, FL_SR = 32,
+	FL_RR = 64, FL_AC = 128, FL_SL = 256,
+};
+
+struct mpage {
+	uint8_t mapped, prot, shared, pkey;
+	uint8_t sealed, sealable, acct, cst;
+	uint8_t av;		/* the VMA has an anon_vma (merge invariant) */
+	uint8_t nomw;		/* MAP_SHARED of a read-only file: !VM_MAYWRITE,
+				   !VM_SHARED (maps still shows 's') */
+	uint16_t fl;		/* FL_DC..FL_RR */
+	int16_t obj;		/* -1: private anonymous; else object */
+	uint32_t off;		/* page offset in obj; anon: virtual pgoff */
+	uint32_t gen;		/* the call that created the mapping */
+	uint32_t fid;		/* the struct file: obj, or one per shmat() */
+	uint64_t val;		/* C_VAL, C_FREED */
+};
+
+struct model {
+	struct mpage p[NPP];
+	unsigned long brk;
+	int exec_key;
+	uint32_t keymap, pkru;
+	int nobj;
+	uint32_t gen;
+};
+
+/*
+ * Objects: memfd 0 and 1, the SysV shm segment (2), then the shmem objects
+ * of MAP_SHARED anonymous maps.
+ */
+struct mobj {
+	uint32_t npages;
+	uint32_t ino_known;	/* else learnt from the first observation */
+	uint64_t ino;
+	uint64_t val[MEMFD_PAGES];
+};
+
+/* ------------------------------------------------------------------ */
+/* Operations                                                           */
+
+enum {
+	OP_MMAP, OP_MUNMAP, OP_MPROTECT, OP_PKEY_MPROTECT, OP_WRPKRU,
+	OP_MREMAP, OP_MADVISE, OP_MSEAL, OP_BRK, OP_WRITE, OP_FORK, OP_SHMAT,
+	OP_REMAP, OP_NOP,
+};
+
+/* Address arguments are offsets from the arena unless their absm bit is set. */
+struct op {
+	uint8_t k;
+	int8_t fdi;		/* mmap: -1 anon, 0/1 memfd, 2 bad fd */
+	uint8_t absm;		/* bit n: a[n] is absolute */
+	long a[5];
+	uint64_t tag;		/* write: the value */
+};
+
+/* What the model expects of a call. */
+struct exp {
+	long ret;		/* value, or -errno */
+	uint8_t outside;	/* success at an address outside the arena */
+	uint8_t reject;		/* would leave the arena: do not run it */
+};
+
+/* ------------------------------------------------------------------ */
+/* Parent <-> child communication (MAP_SHARED)                          */
+
+struct shared {
+	int status;		/* 0 ok, 1 divergence, 2 setup error */
+	int fail_idx;		/* index of the diverging call */
+	int nops;		/* calls generated / run */
+	int executed;		/* calls actually executed (not skipped) */
+	int emit;		/* print a reproducer while replaying */
+	int replen, codelen;
+	int cur;		/* the call being run */
+	unsigned long long stat[OP_NOP][4];	/* ok, EACCES, other error, outside */
+	struct op ops[MAXSEQ];
+	char report[1 << 17];
+	char code[1 << 17];	/* the reproducer's TEST() body */
+};
+
+/* ------------------------------------------------------------------ */
+/* PKRU                                                                 */
+
+static inline uint32_t rdpkru(void)
+{
+	uint32_t eax, edx;
+
+	asm volatile(".byte 0x0f,0x01,0xee" : "=a"(eax), "=d"(edx) : "c"(0));
+	return eax;
+}
+static inline void wrpkru(uint32_t v)
+{
+	asm volatile(".byte 0x0f,0x01,0xef" : : "a"(v), "c"(0), "d"(0) : "memory");
+}
+static inline int pkru_allows(uint32_t pkru, int key, int wr)
+{
+	if (pkru & (1U << (2 * key)))
+		return 0;
+	if (wr && (pkru & (2U << (2 * key))))
+		return 0;
+	return 1;
+}
+
+/* ------------------------------------------------------------------ */
+/* The kernel's view of a page (exec.c)                                 */
+
+enum { VK_NONE, VK_VAL, VK_BUS, VK_SEGV };
+
+struct kpage {
+	uint8_t mapped, perm, s, vk;
+	int pkey;
+	uint32_t vf;
+	uint64_t ino, off, val;
+};
+
+/* ------------------------------------------------------------------ */
+/* main.c: options and globals, output                                 */
+
+extern unsigned long A;		/* arena start */
+extern unsigned long B0;	/* program break at startup */
+extern int sealing;		/* patched-kernel semantics (not --baseline) */
+extern int use_smaps, seal_cmp, smaps_every, verbose;
+extern int key1, key2;
+extern int memfd[2];
+extern int shmid;
+extern int selfmem;
+extern unsigned long long seed;
+extern struct shared *sh;
+
+void out(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void rep(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+double now(void);
+
+/* ------------------------------------------------------------------ */
+/* model.c: the model                                                  */
+
+extern struct mobj objs[MAXOBJ];
+/* Out-of-arena results: what to check and unmap after the call. */
+extern unsigned long out_len;
+extern int out_sealed;
+extern int out_n;
+extern struct mpage out_pages[NPP + 8];
+
+unsigned long opaddr(const struct op *o, int i);
+long pgi(unsigned long addr);
+int exp_word(const struct mpage *p, uint64_t *v);
+void give_anon_vma(struct model *m, long i);
+struct exp predict(struct model *m, const struct op *o);
+
+/* ------------------------------------------------------------------ */
+/* gen.c: random calls                                                 */
+
+extern uint64_t rs;		/* the PRNG's state */
+uint64_t rnd(void);
+unsigned int rn(unsigned int n);
+uint64_t mix(uint64_t a, uint64_t b);
+void gen_op(const struct model *m, struct op *o, int idx, int seqno);
+
+/* ------------------------------------------------------------------ */
+/* exec.c: the executor                                                */
+
+/* The VMA bounds the kernel showed after the previous call (page indices). */
+extern int kvend[NPP], kvstart[NPP];
+extern struct kpage kp[NPP];
+extern int kp_smaps;		/* the last observation read smaps */
+extern int diff_page, diff_merge;	/* the last compare()'s first difference */
+extern int cur_seq;		/* the sequence being run */
+
+int observe_maps(void);
+int smaps_has_sl(void);
+const char *prot_str(int prot, int shared, char *b);
+int run_child(int gen, int n);
+
+/* ------------------------------------------------------------------ */
+/* shrink.c: the shrinker and the reproducer                           */
+
+extern struct op best[MAXSEQ];
+
+void cde(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *val_str(const struct op *o, long v, char *b);
+char *call_str(const struct op *o, char *b);
+void emit_call(int i, const struct op *o, const struct exp *e, long fork_s,
+	       long fork_u);
+void emit_state_check(const struct model *m, long i);
+int replay(const struct op *ops, int n, int emit);
+int minimize(int n, int *runs);
+void print_repro(int n, int runs);
+
+#endif /* MSEAL_FUZZ_H */

@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mseal_fuzz: options, output, and the parent's loop over sequences.
+ */
+#include "fuzz.h"
+
+/* ------------------------------------------------------------------ */
+/* Globals                                                              */
+
+unsigned long A;		/* arena start */
+unsigned long B0;	/* program break at startup */
+int sealing = 1;		/* patched-kernel semantics (not --baseline) */
+int use_smaps = 1, seal_cmp = 1, smaps_every = 8, verbose;
+int key1 = -1, key2 = -1;
+int memfd[2] = { -1, -1 };
+int shmid = -1;
+int selfmem = -1;
+unsigned long long seed;
+
+struct shared *sh;
+
+/* ------------------------------------------------------------------ */
+/* Output without malloc (the parent's brk must not move).              */
+
+static char obuf[1 << 14];
+
+void out(const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(obuf, sizeof(obuf), fmt, ap);
+	va_end(ap);
+	if (n > (int)sizeof(obuf) - 1)
+		n = sizeof(obuf) - 1;
+	if (n > 0 && write(1, obuf, n) < 0)
+		_exit(3);
+}
+
+/* Append to the shared report (children). */
+void rep(const char *fmt, ...)
+{
+	va_list ap;
+	int room = (int)sizeof(sh->report) - sh->replen - 1;
+	int n;
+
+	if (room <= 0)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(sh->report + sh->replen, room, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	sh->replen += n < room ? n : room - 1;
+	sh->report[sh->replen] = 0;
+}
+
+double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void usage(void)
+{
+	out("usage: mseal_fuzz [--ops N] [--seed S] [--no-smaps] [--verbose] "
+	    "[--baseline] [--smaps-every K] [--seq J] [--seq-len L]\n");
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	unsigned long long nops = 200000, total = 0;
+	int have_seed = 0, only_seq = -1, seq_len = 0, nseq = 0, div = 0;
+	double t0;
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "--ops") && i + 1 < argc)
+			nops = strtoull(argv[++i], NULL, 0);
+		else if (!strcmp(a, "--seed") && i + 1 < argc)
+			seed = strtoull(argv[++i], NULL, 0), have_seed = 1;
+		else if (!strcmp(a, "--no-smaps"))
+			use_smaps = 0;
+		else if (!strcmp(a, "--verbose"))
+			verbose = 1;
+		else if (!strcmp(a, "--baseline"))
+			sealing = 0;
+		else if (!strcmp(a, "--smaps-every") && i + 1 < argc)
+			smaps_every = atoi(argv[++i]);
+		else if (!strcmp(a, "--seq") && i + 1 < argc)
+			only_seq = atoi(argv[++i]);
+		else if (!strcmp(a, "--seq-len") && i + 1 < argc)
+			seq_len = atoi(argv[++i]);
+		else
+			usage();
+	}
+	if (smaps_every < 1)
+		smaps_every = 1;
+	if (seq_len > MAXSEQ)
+		seq_len = MAXSEQ;
+	if (!have_seed) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		seed = (unsigned long long)ts.tv_sec * 1000003ULL ^ ts.tv_nsec ^
+		       ((unsigned long long)getpid() << 20);
+	}
+	out("mseal_fuzz: seed %llu\n", seed);
+
+	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (sh == MAP_FAILED) {
+		out("mmap: %s\n", strerror(errno));
+		return 2;
+	}
+	key1 = syscall(SYS_pkey_alloc, 0, 0);
+	key2 = syscall(SYS_pkey_alloc, 0, 0);
+	if (key1 < 0 || key2 < 0) {
+		out("pkey_alloc: %s (the fuzzer needs protection keys)\n",
+		    strerror(errno));
+		return 2;
+	}
+	B0 = syscall(SYS_brk, 0);
+	A = PA(B0);
+	observe_maps();
+	for (int i = 0; i < NPP; i++)
+		if (kp[i].mapped) {
+			out("the arena [0x%lx, 0x%lx) is not free\n", A, A + NPP * PG);
+			return 2;
+		}
+	if (sealing && use_smaps && !smaps_has_sl()) {
+		seal_cmp = 0;
+		out("mseal_fuzz: smaps shows no \"sl\" for sealed VMAs: the seal "
+		    "state is only inferred from later calls\n");
+	}
+	if (!sealing)
+		seal_cmp = 0;
+	out("mseal_fuzz: %s semantics, arena 0x%lx (%d pages + guard), break "
+	    "0x%lx, keys %d %d, smaps %s\n", sealing ? "sealing" : "baseline",
+	    A, NP, B0, key1, key2, !use_smaps ? "off" : seal_cmp ?
+	    "on (with sl)" : "on (without sl)");
+
+	t0 = now();
+	for (int j = only_seq >= 0 ? only_seq : 0; total < nops; j++) {
+		int len;
+
+		rs = mix(seed, 2 * j + 2);
+		len = seq_len ? seq_len : 200 + (int)rn(301);
+		if ((unsigned long long)len > nops - total)
+			len = nops - total;
+		cur_seq = j;
+		sh->emit = 0;
+		if (run_child(1, len)) {
+			int runs, nb, nfail = sh->fail_idx;
+
+			total += sh->executed;
+			nseq++;
+			div = 1;
+			out("%s", sh->report);
+			out("(%d calls into the sequence; minimizing...)\n", nfail + 1);
+			if (nfail < 0)
+				nfail = sh->nops - 1;
+			nb = minimize(nfail + 1, &runs);
+			replay(best, nb, 1);
+			out("\nminimized divergence:\n%s", sh->report);
+			print_repro(nb, runs);
+			break;
+		}
+		total += sh->executed;
+		nseq++;
+		if (verbose || nseq % 50 == 0)
+			out("mseal_fuzz: %d sequences, %llu calls, %.0f s\n", nseq,
+			    total, now() - t0);
+		if (only_seq >= 0)
+			break;
+	}
+	if (verbose || !div) {
+		static const char *const name[] = { "mmap", "munmap", "mprotect",
+			"pkey_mprotect", "wrpkru", "mremap", "madvise", "mseal",
+			"brk", "write", "fork", "shmat", "remap_file_pages" };
+
+		out("mseal_fuzz: calls by expected result: ok / EACCES / other "
+		    "error (write: fault, brk: refused) / outside the arena\n");
+		for (int k = 0; k < OP_NOP; k++)
+			out("  %-16s %7llu %7llu %7llu %7llu\n", name[k],
+			    sh->stat[k][0], sh->stat[k][1], sh->stat[k][2],
+			    sh->stat[k][3]);
+	}
+	out("mseal_fuzz: %.1f s, %.0f calls/s\n", now() - t0,
+	    total / (now() - t0 > 0 ? now() - t0 : 1));
+	out("fuzz: %llu calls, %d sequences, seed %llu, %d divergences\n", total,
+	    nseq, seed, div);
+	return div ? 1 : 0;
+}

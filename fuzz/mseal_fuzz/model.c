@@ -1,0 +1,877 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mseal_fuzz: the model: what the kernel must do with each call.
+ */
+#include "fuzz.h"
+
+struct mobj objs[MAXOBJ];
+
+/* Out-of-arena results: what to check and unmap after the call. */
+unsigned long out_len;
+int out_sealed;
+int out_n;
+struct mpage out_pages[NPP + 8];
+
+/* ------------------------------------------------------------------ */
+/* Model helpers                                                        */
+
+unsigned long opaddr(const struct op *o, int i)
+{
+	return (o->absm & (1 << i)) ? (unsigned long)o->a[i] : A + o->a[i];
+}
+
+/* [start, start + len) within the arena and its guard page? */
+static int in_arena(unsigned long start, unsigned long len)
+{
+	return start >= A && len <= NPP * PG && start - A <= NPP * PG - len;
+}
+/* ... and within the arena proper, where pages may get mapped? */
+static int in_np(unsigned long start, unsigned long len)
+{
+	return start >= A && len <= NP * PG && start - A <= NP * PG - len;
+}
+long pgi(unsigned long addr) { return (long)(addr - A) / (long)PG; }
+
+static int any_mapped(const struct model *m, long ps, long pe)
+{
+	for (long i = ps; i < pe; i++)
+		if (m->p[i].mapped)
+			return 1;
+	return 0;
+}
+static int any_sealed(const struct model *m, long ps, long pe)
+{
+	for (long i = ps; i < pe; i++)
+		if (m->p[i].mapped && m->p[i].sealed)
+			return 1;
+	return 0;
+}
+static void unmap_pages(struct model *m, long ps, long pe)
+{
+	for (long i = ps; i < pe; i++)
+		memset(&m->p[i], 0, sizeof(m->p[i]));
+}
+
+/* Would touching the page raise SIGBUS (file page beyond EOF)? */
+static int page_bus(const struct mpage *p)
+{
+	return p->obj >= 0 && p->cst == C_FILE && p->off >= objs[p->obj].npages;
+}
+
+static uint64_t file_val(const struct mpage *p)
+{
+	return objs[p->obj].val[p->off];
+}
+
+/* Expected first word: kind 0 = value v, 1 = v or 0, 2 = SIGBUS. */
+int exp_word(const struct mpage *p, uint64_t *v)
+{
+	if (p->cst == C_FILE) {
+		if (page_bus(p))
+			return 2;
+		*v = file_val(p);
+		return 0;
+	}
+	*v = p->val;
+	return p->cst == C_FREED ? 1 : 0;
+}
+
+/* x86 __execute_only_pkey(): allocate (once) and deny access in PKRU. */
+static int exec_key_get(struct model *m)
+{
+	int k = m->exec_key;
+
+	if (k == -1) {
+		for (k = 0; k < 16; k++)
+			if (!(m->keymap & (1U << k)))
+				break;
+		if (k == 16)
+			return 0;
+		m->keymap |= 1U << k;
+		m->exec_key = k;
+	} else if (!pkru_allows(m->pkru, k, 0)) {
+		return k;
+	}
+	m->pkru &= ~(3U << (2 * k));
+	m->pkru |= 1U << (2 * k);
+	return k;
+}
+
+static int key_allocated(const struct model *m, long k)
+{
+	if (k < 0 || k >= 16 || k == m->exec_key)
+		return 0;
+	return !!(m->keymap & (1U << k));
+}
+
+/* A write fault in page i gives its whole (observed) VMA an anon_vma. */
+void give_anon_vma(struct model *m, long i)
+{
+	for (long j = kvstart[i] < 0 ? 0 : kvstart[i]; j < kvend[i] && j < NPP; j++)
+		if (m->p[j].mapped)
+			m->p[j].av = 1;
+}
+
+static struct exp R(long v)
+{
+	struct exp e = { .ret = v };
+
+	return e;
+}
+static struct exp REJ(void)
+{
+	struct exp e = { .reject = 1 };
+
+	return e;
+}
+static struct exp OUTSIDE(void)
+{
+	struct exp e = { .outside = 1 };
+
+	return e;
+}
+
+static int new_obj(struct model *m, uint32_t npages)
+{
+	int o = m->nobj;
+
+	if (o >= MAXOBJ)
+		return -1;
+	m->nobj++;
+	objs[o].npages = npages;
+	objs[o].ino = 0;
+	objs[o].ino_known = 0;
+	memset(objs[o].val, 0, sizeof(objs[o].val));
+	return o;
+}
+
+/* ---- mmap ---- */
+static struct exp m_mmap(struct model *m, const struct op *o)
+{
+	unsigned long addr = opaddr(o, 0), len = o->a[1], prot = o->a[2];
+	unsigned long flags = o->a[3], off = o->a[4], a;
+	int sealed = 0, sealable = 0, pkey = 0, shared, outside = 0, file;
+	long ps;
+
+	if (off & (PG - 1))
+		return R(-EINVAL);
+	file = !(flags & MAP_ANONYMOUS);
+	if (file && (o->fdi < 0 || o->fdi > 1))
+		return R(-EBADF);
+	if (!len)
+		return R(-EINVAL);
+	if (sealing) {
+		sealed = !!(prot & PROT_SEAL);
+		sealable = sealed || (flags & MAP_SEALABLE);
+		prot &= ~(unsigned long)PROT_SEAL;
+	}
+	if (flags & MAP_FIXED_NOREPLACE)
+		flags |= MAP_FIXED;
+	len = PA(len);
+	if (!len || len > TASK_SZ)
+		return R(-ENOMEM);
+	if (flags & MAP_FIXED) {
+		a = addr;
+	} else {
+		a = addr & ~(PG - 1);
+		if (!a) {
+			outside = 1;
+		} else {
+			if (!in_np(a, len))
+				return REJ();
+			if (any_mapped(m, pgi(a), pgi(a + len)))
+				outside = 1;
+		}
+	}
+	if (!outside) {
+		if (a > TASK_SZ - len)
+			return R(-ENOMEM);
+		if (a & (PG - 1))
+			return R(-EINVAL);
+		if (!in_np(a, len))
+			return REJ();
+		if ((o->a[3] & MAP_FIXED_NOREPLACE) &&
+		    any_mapped(m, pgi(a), pgi(a + len)))
+			return R(-EEXIST);
+	}
+	if (prot == PROT_EXEC)
+		pkey = exec_key_get(m);
+	switch (flags & 0x0f) {
+	case MAP_SHARED:
+		shared = 1;
+		break;
+	case MAP_SHARED_VALIDATE:
+		if (!file)
+			return R(-EINVAL);
+		if (flags & ~LEGACY_MAP_MASK)
+			return R(-EOPNOTSUPP);
+		shared = 1;
+		break;
+	case MAP_PRIVATE:
+		shared = 0;
+		break;
+	default:
+		return R(-EINVAL);
+	}
+	if (outside) {
+		out_len = len;
+		out_sealed = sealed;
+		out_n = 0;
+		return OUTSIDE();
+	}
+	ps = pgi(a);
+	if (sealing && any_sealed(m, ps, ps + len / PG))
+		return R(-EACCES);
+	int obj = file ? o->fdi : -1;
+
+	if (!file && shared) {
+		obj = new_obj(m, len / PG);
+		if (obj < 0)
+			return REJ();
+	}
+	unmap_pages(m, ps, ps + len / PG);
+	m->gen++;
+	for (unsigned long i = 0; i < len / PG; i++) {
+		struct mpage *p = &m->p[ps + i];
+
+		p->mapped = 1;
+		p->prot = prot & 7;
+		p->shared = shared;
+		p->pkey = pkey;
+		p->sealed = sealed;
+		p->sealable = sealable;
+		p->acct = !shared && (prot & PROT_WRITE);
+		p->fl = 0;
+		p->obj = obj;
+		p->off = file ? off / PG + i : shared ? i : ps + i;
+		p->fid = obj;
+		p->gen = m->gen;
+		p->cst = obj < 0 ? C_VAL : C_FILE;
+		p->val = 0;
+	}
+	return R(a);
+}
+
+/* The kernel's do_mas_munmap(); 0, -EINVAL, -EACCES, or 1 for "reject". */
+static long do_munmap_m(struct model *m, unsigned long start, unsigned long len)
+{
+	unsigned long end;
+
+	if ((start & (PG - 1)) || start > TASK_SZ || len > TASK_SZ - start)
+		return -EINVAL;
+	end = start + PA(len);
+	if (end == start)
+		return -EINVAL;
+	if (!in_arena(start, end - start))
+		return 1;
+	if (!any_mapped(m, pgi(start), pgi(end)))
+		return 0;
+	if (sealing && any_sealed(m, pgi(start), pgi(end)))
+		return -EACCES;
+	unmap_pages(m, pgi(start), pgi(end));
+	return 0;
+}
+
+static struct exp m_munmap(struct model *m, const struct op *o)
+{
+	long r = do_munmap_m(m, opaddr(o, 0), o->a[1]);
+
+	return r == 1 ? REJ() : R(r);
+}
+
+/* ---- mprotect / pkey_mprotect ---- */
+static struct exp m_mprotect(struct model *m, const struct op *o, long pkey)
+{
+	unsigned long start = opaddr(o, 0), len = o->a[1], prot = o->a[2], end;
+	unsigned long grows = prot & (PROT_GROWSDOWN | PROT_GROWSUP);
+	long ps, pe;
+
+	prot &= ~grows;
+	if (grows == (PROT_GROWSDOWN | PROT_GROWSUP))
+		return R(-EINVAL);
+	if (start & (PG - 1))
+		return R(-EINVAL);
+	if (!len)
+		return R(0);
+	len = PA(len);
+	end = start + len;
+	if (end <= start)
+		return R(-ENOMEM);
+	if (prot & ~(unsigned long)(PROT_READ | PROT_WRITE | PROT_EXEC | PROT_SEM))
+		return R(-EINVAL);
+	if (pkey != -1 && !key_allocated(m, pkey))
+		return R(-EINVAL);
+	if (!in_arena(start, len))
+		return REJ();
+	ps = pgi(start);
+	pe = pgi(end);
+	if (grows & PROT_GROWSDOWN)
+		return R(any_mapped(m, ps, pe) ? -EINVAL : -ENOMEM);
+	if (!m->p[ps].mapped)
+		return R(-ENOMEM);
+	if (grows & PROT_GROWSUP)
+		return R(-EINVAL);
+	if (sealing && any_sealed(m, ps, pe))
+		return R(-EACCES);
+	for (long i = ps; i < pe; i++) {
+		struct mpage *p = &m->p[i];
+		int nk;
+
+		if (!p->mapped)
+			return R(-ENOMEM);
+		/* arch_override_mprotect_pkey() */
+		if (pkey != -1) {
+			nk = pkey;
+		} else if (prot == PROT_EXEC) {
+			nk = exec_key_get(m);
+			if (nk <= 0)
+				nk = p->pkey;
+		} else if (p->prot == PROT_EXEC && p->pkey == m->exec_key) {
+			nk = 0;
+		} else {
+			nk = p->pkey;
+		}
+		if ((prot & PROT_WRITE) && p->nomw)
+			return R(-EACCES);
+		if ((prot & PROT_WRITE) && !p->acct && !(p->prot & PROT_WRITE) &&
+		    !p->shared)
+			p->acct = 1;
+		p->prot = prot & 7;
+		p->pkey = nk;
+	}
+	return R(0);
+}
+
+/* ---- madvise ---- */
+static int madv_valid(long b)
+{
+	switch (b) {
+	case B_NORMAL: case B_RANDOM: case B_SEQUENTIAL: case B_WILLNEED:
+	case B_DONTNEED: case B_FREE: case B_REMOVE: case B_DONTFORK:
+	case B_DOFORK: case B_HUGEPAGE: case B_NOHUGEPAGE: case B_DONTDUMP:
+	case B_DODUMP: case B_WIPEONFORK: case B_KEEPONFORK: case B_COLD:
+	case B_PAGEOUT: case B_POPULATE_READ: case B_POPULATE_WRITE:
+	case B_DONTNEED_LOCKED: case B_COLLAPSE:
+		return 1;
+	}
+	return 0;	/* also MERGEABLE/UNMERGEABLE: no CONFIG_KSM */
+}
+static int madv_discard(long b)
+{
+	return b == B_FREE || b == B_DONTNEED || b == B_DONTNEED_LOCKED ||
+	       b == B_REMOVE || b == B_DONTFORK || b == B_WIPEONFORK;
+}
+
+static void zap(struct mpage *p)
+{
+	if (p->obj < 0) {
+		p->cst = C_VAL;
+		p->val = 0;
+	} else if (!p->shared) {
+		p->cst = C_FILE;
+	}
+}
+
+static long madv_page(struct model *m, long i, long b)
+{
+	struct mpage *p = &m->p[i];
+
+	switch (b) {
+	case B_NORMAL: p->fl &= ~(FL_SR | FL_RR); break;
+	case B_RANDOM: p->fl = (p->fl & ~FL_SR) | FL_RR; break;
+	case B_SEQUENTIAL: p->fl = (p->fl & ~FL_RR) | FL_SR; break;
+	case B_WILLNEED:
+		if (p->obj < 0)
+			return -EBADF;	/* !CONFIG_SWAP */
+		break;
+	case B_DONTNEED:
+	case B_DONTNEED_LOCKED:
+		zap(p);
+		break;
+	case B_FREE:
+		if (p->obj >= 0)
+			return -EINVAL;
+		if (p->cst == C_VAL && p->val)
+			p->cst = C_FREED;
+		break;
+	case B_REMOVE:
+		if (p->obj < 0)
+			return -EINVAL;
+		if (!p->shared || p->nomw)
+			return -EACCES;
+		if (p->off < objs[p->obj].npages)
+			objs[p->obj].val[p->off] = 0;
+		break;
+	case B_DONTFORK: p->fl |= FL_DC; break;
+	case B_DOFORK: p->fl &= ~FL_DC; break;
+	case B_HUGEPAGE: p->fl = (p->fl & ~FL_NH) | FL_HG; break;
+	case B_NOHUGEPAGE: p->fl = (p->fl & ~FL_HG) | FL_NH; break;
+	case B_DONTDUMP: p->fl |= FL_DD; break;
+	case B_DODUMP: p->fl &= ~FL_DD; break;
+	case B_WIPEONFORK:
+		if (p->obj >= 0 || p->shared)
+			return -EINVAL;
+		p->fl |= FL_WF;
+		break;
+	case B_KEEPONFORK: p->fl &= ~FL_WF; break;
+	case B_COLD:
+	case B_PAGEOUT:
+		break;
+	case B_POPULATE_READ:
+		if (!(p->prot & PROT_READ) || !pkru_allows(m->pkru, p->pkey, 0))
+			return -EINVAL;
+		if (page_bus(p))
+			return -EFAULT;
+		break;
+	case B_POPULATE_WRITE:
+		if (!(p->prot & PROT_WRITE) || !pkru_allows(m->pkru, p->pkey, 1))
+			return -EINVAL;
+		if (page_bus(p))
+			return -EFAULT;
+		if (!p->shared)
+			give_anon_vma(m, i);
+		if (p->obj >= 0 && !p->shared && p->cst == C_FILE) {
+			p->val = file_val(p);
+			p->cst = C_VAL;
+		}
+		break;
+	case B_COLLAPSE:
+		return -EINVAL;	/* no VMA here can hold an aligned 2MB page */
+	}
+	return 0;
+}
+
+static struct exp m_madvise(struct model *m, const struct op *o)
+{
+	unsigned long start = opaddr(o, 0), len_in = o->a[1], len, end;
+	long b = o->a[2], ps, pe;
+	int unmapped = 0;
+
+	if (!madv_valid(b))
+		return R(-EINVAL);
+	if (start & (PG - 1))
+		return R(-EINVAL);
+	len = PA(len_in);
+	if (len_in && !len)
+		return R(-EINVAL);
+	end = start + len;
+	if (end < start)
+		return R(-EINVAL);
+	if (end == start)
+		return R(0);
+	if (!in_arena(start, len))
+		return REJ();
+	ps = pgi(start);
+	pe = pgi(end);
+	if (sealing && madv_discard(b)) {
+		for (long i = ps; i < pe; i++) {
+			struct mpage *p = &m->p[i];
+
+			if (p->mapped && p->sealed && p->obj < 0 &&
+			    (!(p->prot & PROT_WRITE) ||
+			     !pkru_allows(m->pkru, p->pkey, 1)))
+				return R(-EACCES);
+		}
+	}
+	for (long i = ps; i < pe; i++) {
+		long r;
+
+		if (!m->p[i].mapped) {
+			unmapped = 1;
+			continue;
+		}
+		r = madv_page(m, i, b);
+		if (r)
+			return R(r);
+	}
+	return R(unmapped ? -ENOMEM : 0);
+}
+
+/* ---- mseal ---- */
+static struct exp m_mseal(struct model *m, const struct op *o)
+{
+	unsigned long start = opaddr(o, 0), len_in = o->a[1], len, end;
+	long ps, pe;
+
+	if (!sealing)
+		return R(-ENOSYS);
+	if (o->a[2])
+		return R(-EINVAL);
+	if (start & (PG - 1))
+		return R(-EINVAL);
+	len = PA(len_in);
+	if (len_in && !len)
+		return R(-EINVAL);
+	end = start + len;
+	if (end < start)
+		return R(-EINVAL);
+	if (end == start)
+		return R(0);
+	if (!in_arena(start, len))
+		return REJ();
+	ps = pgi(start);
+	pe = pgi(end);
+	for (long i = ps; i < pe; i++) {
+		if (!m->p[i].mapped)
+			return R(-ENOMEM);
+		if (!m->p[i].sealable)
+			return R(-EACCES);
+	}
+	for (long i = ps; i < pe; i++)
+		m->p[i].sealed = 1;
+	return R(0);
+}
+
+/* ---- brk ---- */
+static struct exp m_brk(struct model *m, const struct op *o)
+{
+	unsigned long b = opaddr(o, 0), nb, ob, cur = m->brk;
+
+	if (b < B0 && b < A - 4 * PG)	/* below start_brk (we only use 0) */
+		return R(cur);
+	nb = PA(b);
+	ob = PA(cur);
+	if (nb == ob) {
+		m->brk = b;
+		return R(b);
+	}
+	if (b <= cur) {
+		if (!in_arena(nb, ob - nb))
+			return REJ();
+		if (!any_mapped(m, pgi(nb), pgi(ob)))
+			return R(cur);
+		if (sealing && any_sealed(m, pgi(nb), pgi(ob)))
+			return R(cur);
+		unmap_pages(m, pgi(nb), pgi(ob));
+		m->brk = b;
+		return R(b);
+	}
+	if (!in_arena(ob, nb + PG - ob))
+		return REJ();
+	if (any_mapped(m, pgi(ob), pgi(nb + PG)))
+		return R(cur);
+	m->gen++;
+	for (long i = pgi(ob); i < pgi(nb); i++) {
+		struct mpage *p = &m->p[i];
+
+		memset(p, 0, sizeof(*p));
+		p->mapped = 1;
+		p->prot = PROT_READ | PROT_WRITE;
+		p->acct = 1;
+		p->obj = -1;
+		p->off = i;
+		p->gen = m->gen;
+		p->cst = C_VAL;
+	}
+	m->brk = b;
+	return R(b);
+}
+
+/* ---- write ---- */
+static struct exp m_write(struct model *m, const struct op *o)
+{
+	struct mpage *p = &m->p[o->a[0]];
+
+	if (!p->mapped || !(p->prot & PROT_WRITE) ||
+	    !pkru_allows(m->pkru, p->pkey, 1) || page_bus(p))
+		return R(1);
+	if (p->shared) {
+		objs[p->obj].val[p->off] = o->tag;
+	} else {
+		p->cst = C_VAL;
+		p->val = o->tag;
+		give_anon_vma(m, o->a[0]);
+	}
+	return R(0);
+}
+
+/* ---- mremap ---- */
+
+/*
+ * move_vma(): the pages [ps, ps + oldn) move to dest (an arena page index,
+ * or -1 for a kernel-chosen address outside it), growing to newn pages.
+ */
+static void move_pages(struct model *m, long ps, long oldn, long newn,
+		       long dest, int dontunmap)
+{
+	struct mpage np[NPP + 8], proto = m->p[ps];
+
+	for (long i = 0; i < newn; i++) {
+		if (i < oldn) {
+			np[i] = m->p[ps + i];
+		} else {
+			np[i] = proto;
+			np[i].off = proto.off + i;
+			np[i].cst = proto.obj < 0 ? C_VAL : C_FILE;
+			np[i].val = 0;
+		}
+	}
+	if (dontunmap) {
+		/* The old VMA may get a new pgoff and no anon_vma: new gen. */
+		m->gen++;
+		for (long i = ps; i < ps + oldn; i++) {
+			zap(&m->p[i]);
+			m->p[i].gen = m->gen;
+		}
+	} else {
+		unmap_pages(m, ps, ps + oldn);
+	}
+	if (dest < 0) {
+		memcpy(out_pages, np, newn * sizeof(np[0]));
+		out_n = newn;
+		out_len = newn * PG;
+		out_sealed = 0;
+	} else {
+		memcpy(&m->p[dest], np, newn * sizeof(np[0]));
+	}
+}
+
+static struct exp m_mremap(struct model *m, const struct op *o)
+{
+	unsigned long addr = opaddr(o, 0), old_len = o->a[1], new_len = o->a[2];
+	unsigned long flags = o->a[3], new_addr = opaddr(o, 4);
+	long ps, oldn, newn, vend, dest;
+
+	if (flags & ~(unsigned long)(MREMAP_FIXED | MREMAP_MAYMOVE | MREMAP_DONTUNMAP))
+		return R(-EINVAL);
+	if ((flags & MREMAP_FIXED) && !(flags & MREMAP_MAYMOVE))
+		return R(-EINVAL);
+	if ((flags & MREMAP_DONTUNMAP) &&
+	    (!(flags & MREMAP_MAYMOVE) || old_len != new_len))
+		return R(-EINVAL);
+	if (addr & (PG - 1))
+		return R(-EINVAL);
+	old_len = PA(old_len);
+	new_len = PA(new_len);
+	if (!new_len)
+		return R(-EINVAL);
+	if (!in_arena(addr, old_len ? old_len : PG))
+		return REJ();
+	ps = pgi(addr);
+	if (!m->p[ps].mapped)
+		return R(-EFAULT);
+	if (flags & (MREMAP_FIXED | MREMAP_DONTUNMAP)) {
+		if (new_addr & (PG - 1))
+			return R(-EINVAL);
+		if (new_len > TASK_SZ || new_addr > TASK_SZ - new_len)
+			return R(-EINVAL);
+		if (addr + old_len > new_addr && new_addr + new_len > addr)
+			return R(-EINVAL);
+		if (sealing && any_sealed(m, ps, ps + (old_len ? old_len / PG : 1)))
+			return R(-EACCES);
+		if (flags & MREMAP_FIXED) {
+			long r;
+
+			if (!in_np(new_addr, new_len))
+				return REJ();
+			r = do_munmap_m(m, new_addr, new_len);
+
+			if (r == 1)
+				return REJ();
+			if (r)
+				return R(r);
+		}
+		if (old_len > new_len) {
+			long r = do_munmap_m(m, addr + new_len, old_len - new_len);
+
+			if (r)
+				return r == 1 ? REJ() : R(r);
+			old_len = new_len;
+		}
+		/* vma_to_resize(): the VMA at addr, after the unmappings */
+		if (!m->p[ps].mapped)
+			return R(-EFAULT);
+		for (vend = ps; vend < kvend[ps] && m->p[vend].mapped; vend++)
+			;
+		if (!old_len && !m->p[ps].shared)
+			return R(-EINVAL);
+		if ((long)(old_len / PG) > vend - ps)
+			return R(-EFAULT);
+		oldn = old_len / PG;
+		newn = new_len / PG;
+		if (flags & MREMAP_FIXED) {
+			dest = pgi(new_addr);
+		} else if (!new_addr) {
+			dest = -1;
+		} else {
+			if (!in_np(new_addr, new_len))
+				return REJ();
+			dest = any_mapped(m, pgi(new_addr), pgi(new_addr) + newn) ?
+			       -1 : pgi(new_addr);
+		}
+		move_pages(m, ps, oldn, newn, dest, !!(flags & MREMAP_DONTUNMAP));
+		return dest < 0 ? OUTSIDE() : R(A + dest * PG);
+	}
+	if (sealing && any_sealed(m, ps, ps + (old_len ? old_len / PG : 1)))
+		return R(-EACCES);
+	if (old_len >= new_len) {
+		if (old_len != new_len) {
+			long r = do_munmap_m(m, addr + new_len, old_len - new_len);
+
+			if (r == 1)
+				return REJ();
+			if (r)
+				return R(r);
+		}
+		return R(addr);
+	}
+	vend = kvend[ps];
+	if (!old_len && !m->p[ps].shared)
+		return R(-EINVAL);
+	if ((long)(old_len / PG) > vend - ps)
+		return R(-EFAULT);
+	oldn = old_len / PG;
+	newn = new_len / PG;
+	if (oldn == vend - ps) {
+		long d = newn - oldn;
+
+		if (vend + d > NPP)
+			return REJ();
+		if (!any_mapped(m, vend, vend + d)) {
+			if (vend + d > NP)
+				return REJ();	/* would grow into the guard */
+			struct mpage proto = m->p[ps];
+
+			for (long i = oldn; i < newn; i++) {
+				struct mpage *p = &m->p[ps + i];
+
+				*p = proto;
+				p->off = proto.off + i;
+				p->cst = proto.obj < 0 ? C_VAL : C_FILE;
+				p->val = 0;
+			}
+			return R(addr);
+		}
+	}
+	if (!(flags & MREMAP_MAYMOVE))
+		return R(-ENOMEM);
+	move_pages(m, ps, oldn, newn, -1, 0);
+	return OUTSIDE();
+}
+
+/* Map npg pages of object obj (offset off) MAP_SHARED|MAP_FIXED at ps. */
+static void map_shared_file(struct model *m, long ps, long npg, int obj,
+			    unsigned long off, int prot, int pkey, int sealable,
+			    int nomw, long fid)
+{
+	m->gen++;
+	if (fid < 0)
+		fid = 1000 + m->gen;
+	for (long i = 0; i < npg; i++) {
+		struct mpage *p = &m->p[ps + i];
+
+		memset(p, 0, sizeof(*p));
+		p->mapped = 1;
+		p->prot = prot & 7;
+		p->shared = 1;
+		p->pkey = pkey;
+		p->sealable = sealable;
+		p->obj = obj;
+		p->off = off + i;
+		p->gen = m->gen;
+		p->cst = C_FILE;
+		p->nomw = nomw;
+		p->fid = fid;
+	}
+}
+
+/* ---- shmat ---- */
+static struct exp m_shmat(struct model *m, const struct op *o)
+{
+	unsigned long addr = opaddr(o, 0), flg = o->a[1];
+	unsigned long size = SHM_PAGES * PG;
+	int prot;
+	long ps;
+
+	if (addr) {
+		if (addr & (PG - 1)) {
+			if (!(flg & SHM_RND))
+				return R(-EINVAL);
+			addr &= ~(PG - 1);
+		}
+	} else if (flg & SHM_REMAP) {
+		return R(-EINVAL);
+	}
+	prot = flg & SHM_RDONLY ? PROT_READ : PROT_READ | PROT_WRITE;
+	if (flg & SHM_EXEC)
+		prot |= PROT_EXEC;
+	if (!addr) {
+		out_len = size;
+		out_sealed = 0;
+		out_n = 0;
+		return OUTSIDE();
+	}
+	if (!in_np(addr, size))
+		return REJ();
+	ps = pgi(addr);
+	if (!(flg & SHM_REMAP) && any_mapped(m, ps, ps + SHM_PAGES))
+		return R(-EINVAL);
+	if (sealing && any_sealed(m, ps, ps + SHM_PAGES))
+		return R(-EACCES);
+	map_shared_file(m, ps, SHM_PAGES, OBJ_SHM, 0, prot, 0, 0,
+			!!(flg & SHM_RDONLY), -1);
+	return R(addr);
+}
+
+/* ---- remap_file_pages ---- */
+static struct exp m_remap(struct model *m, const struct op *o)
+{
+	unsigned long start = opaddr(o, 0), size = o->a[1], pgoff = o->a[3];
+	struct mpage f;
+	long ps, npg;
+	int pkey = 0;
+
+	if (o->a[2])
+		return R(-EINVAL);
+	start &= ~(PG - 1);
+	size &= ~(PG - 1);
+	if (start + size <= start)
+		return R(-EINVAL);
+	if (!in_arena(start, size))
+		return REJ();
+	ps = pgi(start);
+	npg = size / PG;
+	f = m->p[ps];
+	if (!f.mapped || !f.shared || f.nomw)
+		return R(-EINVAL);
+	for (long i = ps + 1; i < ps + npg; i++) {
+		const struct mpage *q = &m->p[i];
+
+		if (!q->mapped || q->fid != f.fid || q->prot != f.prot ||
+		    q->pkey != f.pkey || q->fl != f.fl || q->sealed != f.sealed ||
+		    q->sealable != f.sealable || q->nomw != f.nomw || !q->shared)
+			return R(-EINVAL);
+	}
+	/* do_mmap(vm_file, start, size, prot, MAP_SHARED | MAP_FIXED ...) */
+	if (!in_np(start, size))
+		return REJ();
+	if (f.prot == PROT_EXEC)
+		pkey = exec_key_get(m);
+	if (sealing && any_sealed(m, ps, ps + npg))
+		return R(-EACCES);
+	map_shared_file(m, ps, npg, f.obj, pgoff, f.prot, pkey,
+			sealing && f.sealable, 0, f.fid);
+	return R(0);
+}
+
+struct exp predict(struct model *m, const struct op *o)
+{
+	switch (o->k) {
+	case OP_MMAP: return m_mmap(m, o);
+	case OP_MUNMAP: return m_munmap(m, o);
+	case OP_MPROTECT: return m_mprotect(m, o, -1);
+	case OP_PKEY_MPROTECT: return m_mprotect(m, o, o->a[3]);
+	case OP_WRPKRU:
+		m->pkru ^= 2U << (2 * (o->a[0] ? key2 : key1));
+		return R(0);
+	case OP_MREMAP: return m_mremap(m, o);
+	case OP_MADVISE: return m_madvise(m, o);
+	case OP_MSEAL: return m_mseal(m, o);
+	case OP_BRK: return m_brk(m, o);
+	case OP_WRITE: return m_write(m, o);
+	case OP_FORK: return R(0);
+	case OP_SHMAT: return m_shmat(m, o);
+	case OP_REMAP: return m_remap(m, o);
+	}
+	return R(0);
+}
