@@ -202,11 +202,13 @@ static void observe_contents(void)
 		if (k->perm & (PROT_READ | PROT_WRITE)) {
 			k->val = *(volatile uint64_t *)(A + i * PG);
 			k->vk = VK_VAL;
-		} else if (pread(selfmem, &k->val, 8, A + i * PG) == 8) {
-			k->vk = VK_VAL;
-		} else {
-			k->vk = VK_BUS;
+			continue;
 		}
+		uffd_prefill(i);
+		if (pread(selfmem, &k->val, 8, A + i * PG) == 8)
+			k->vk = VK_VAL;
+		else
+			k->vk = VK_BUS;
 	}
 }
 
@@ -354,7 +356,7 @@ static int must_merge(const struct model *m, long i)
 	       p->obj < 0 && q->obj < 0 && p->gen == q->gen &&
 	       p->off + 1 == q->off && p->prot == q->prot &&
 	       p->pkey == q->pkey && p->fl == q->fl && p->acct == q->acct &&
-	       !p->av && !q->av;
+	       !p->av && !q->av && !p->uever && !q->uever;
 }
 
 int diff_page = -1, diff_merge;
@@ -434,6 +436,8 @@ static long exec_op(const struct op *o)
 		return sc(syscall(SYS_mremap, a0, o->a[1], o->a[2], o->a[3],
 				  opaddr(o, 4)));
 	case OP_MADVISE:
+		if (o->a[3])
+			return uffd_madvise_race(a0, o->a[1], o->a[2]);
 		return sc(syscall(SYS_madvise, a0, o->a[1], o->a[2]));
 	case OP_MSEAL:
 		return sc(syscall(__NR_mseal, a0, o->a[1], o->a[2]));
@@ -446,6 +450,8 @@ static long exec_op(const struct op *o)
 	case OP_REMAP:
 		return sc(syscall(SYS_remap_file_pages, a0, o->a[1], o->a[2],
 				  o->a[3], o->a[4]));
+	case OP_UFFD:
+		return uffd_range(o->a[2], a0, o->a[1]);
 	}
 	return 0;
 }
@@ -453,7 +459,8 @@ static long exec_op(const struct op *o)
 /* ------------------------------------------------------------------ */
 /* A sequence, in a child                                               */
 
-static struct model M;
+struct model M;
+int in_fork_child;
 int cur_seq;
 
 static void fail(int i) __attribute__((noreturn));
@@ -517,6 +524,9 @@ static long fork_check(const struct model *m, long *fs, long *fu)
 
 		/* /proc/self/mem stays bound to the mm it was opened in */
 		close(selfmem);
+		in_fork_child = 1;	/* its VMAs are not registered */
+		if (uffd >= 0)
+			close(uffd);
 		selfmem = open("/proc/self/mem", O_RDONLY);
 		observe(use_smaps);
 		if (compare(&cm, "fork child")) {
@@ -598,6 +608,7 @@ static void step(int i, int n, const struct op *o, const struct exp *e)
 		r = fork_check(&M, &fs, &fu);
 	else
 		r = exec_op(o);
+	uffd_pre = NULL;	/* faults from now on: after the call */
 	sh->executed++;
 	emit_call(i, o, e, fs, fu);
 	if (verbose) {
@@ -703,6 +714,9 @@ static void child_setup(void)
 	M.keymap = 1U | (1U << key1) | (1U << key2);
 	M.pkru = rdpkru();
 	M.nobj = 3;
+	if (use_uffd)
+		uffd_setup();
+	alarm(120);		/* a call waiting for a monitor that never comes */
 	observe(use_smaps);
 	if (compare(&M, "at start")) {
 		rep("setup: the arena is not empty\n");
@@ -750,6 +764,9 @@ static void run_seq(int gen, int n)
 		}
 		if (o.k == OP_NOP)
 			continue;
+		if (use_uffd && !sh->emit && uffd_touches(&bk, &o))
+			sh->ustat[o.k]++;
+		uffd_pre = &bk;		/* faults during the call: before it */
 		step(i, n, &o, &e);
 	}
 	_exit(0);

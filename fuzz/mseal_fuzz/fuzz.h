@@ -16,6 +16,13 @@
  * subsequences to shrink a divergence into a minimal reproducer, printed as
  * a kselftest_harness TEST().
  *
+ * With --uffd (the default), ranges are sometimes registered with a
+ * userfaultfd (UFFDIO_REGISTER_MODE_MISSING, UFFD_FEATURE_EVENT_REMOVE): a
+ * monitor thread resolves the missing-page faults with zeroes (as the model
+ * expects) and reads the UFFD_EVENT_REMOVE that MADV_DONTNEED, MADV_FREE
+ * and MADV_REMOVE send after dropping mmap_lock. Sealing does not depend on
+ * it: the model's predictions are the same; the kernel's paths are not.
+ *
  * The files (one program, built from every .c file of this directory):
  *   fuzz.h    what they share: the model's and the kernel's page state,
  *             the calls, the parent <-> child area
@@ -25,10 +32,12 @@
  *             calls, reads the kernel's view and compares it with the model
  *   shrink.c  the shrinker (delta debugging over replays) and the
  *             reproducer printer (calls as C, the TEST() around them)
+ *   uffd.c    the userfaultfd: registration, the monitor thread
  *   main.c    options, output, the parent's loop over sequences
  *
  * usage: mseal_fuzz [--ops N] [--seed S] [--no-smaps] [--verbose]
  *                   [--baseline] [--smaps-every K] [--seq J] [--seq-len L]
+ *                   [--no-uffd] [--no-uffd-race]
  * The last line is "fuzz: N calls, M sequences, seed S, D divergences";
  * the exit status is 0 iff D == 0.
  */
@@ -37,6 +46,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -46,6 +57,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/userfaultfd.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/shm.h>
 #include <sys/stat.h>
@@ -117,6 +130,9 @@ struct mpage {
 	uint8_t av;		/* the VMA has an anon_vma (merge invariant) */
 	uint8_t nomw;		/* MAP_SHARED of a read-only file: !VM_MAYWRITE,
 				   !VM_SHARED (maps still shows 's') */
+	uint8_t ureg;		/* registered with the userfaultfd (MISSING) */
+	uint8_t uever;		/* was registered since it was mapped: its
+				   VMA may have been split and not merged */
 	uint16_t fl;		/* FL_DC..FL_RR */
 	int16_t obj;		/* -1: private anonymous; else object */
 	uint32_t off;		/* page offset in obj; anon: virtual pgoff */
@@ -151,7 +167,7 @@ struct mobj {
 enum {
 	OP_MMAP, OP_MUNMAP, OP_MPROTECT, OP_PKEY_MPROTECT, OP_WRPKRU,
 	OP_MREMAP, OP_MADVISE, OP_MSEAL, OP_BRK, OP_WRITE, OP_FORK, OP_SHMAT,
-	OP_REMAP, OP_NOP,
+	OP_REMAP, OP_UFFD, OP_NOP,
 };
 
 /* Address arguments are offsets from the arena unless their absm bit is set. */
@@ -170,6 +186,19 @@ struct exp {
 	uint8_t reject;		/* would leave the arena: do not run it */
 };
 
+/* What the userfaultfd monitor counts. */
+enum {
+	UEV_FAULT,	/* missing-page faults read */
+	UEV_ZEROPAGE,	/* ... resolved with UFFDIO_ZEROPAGE */
+	UEV_COPY,	/* ... resolved with UFFDIO_COPY of zeroes */
+	UEV_LOST,	/* ... where the model expects contents: a lost page */
+	UEV_REMOVE,	/* UFFD_EVENT_REMOVE (madvise dropped mmap_lock) */
+	UEV_PREFILL,	/* UFFDIO_ZEROPAGE before a read through /proc/self/mem */
+	UEV_RACE,	/* madvise raced: the range sealed while it waited */
+	UEV_OTHER,	/* other events, failed ioctls */
+	UEV_N,
+};
+
 /* ------------------------------------------------------------------ */
 /* Parent <-> child communication (MAP_SHARED)                          */
 
@@ -182,6 +211,8 @@ struct shared {
 	int replen, codelen;
 	int cur;		/* the call being run */
 	unsigned long long stat[OP_NOP][4];	/* ok, EACCES, other error, outside */
+	unsigned long long ustat[OP_NOP];	/* calls on registered ranges */
+	unsigned long long uev[UEV_N];		/* userfaultfd events, by kind */
 	struct op ops[MAXSEQ];
 	char report[1 << 17];
 	char code[1 << 17];	/* the reproducer's TEST() body */
@@ -235,6 +266,8 @@ extern int shmid;
 extern int selfmem;
 extern unsigned long long seed;
 extern struct shared *sh;
+extern int use_uffd;		/* register ranges with a userfaultfd */
+extern int uffd_race;		/* ... and race madvise() against mseal() */
 
 void out(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void rep(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -274,11 +307,25 @@ extern struct kpage kp[NPP];
 extern int kp_smaps;		/* the last observation read smaps */
 extern int diff_page, diff_merge;	/* the last compare()'s first difference */
 extern int cur_seq;		/* the sequence being run */
+extern struct model M;		/* the model of the running sequence */
+extern int in_fork_child;	/* in fork_check()'s child */
 
 int observe_maps(void);
 int smaps_has_sl(void);
 const char *prot_str(int prot, int shared, char *b);
 int run_child(int gen, int n);
+
+/* ------------------------------------------------------------------ */
+/* uffd.c: the userfaultfd                                             */
+
+extern int uffd;
+extern const struct model *uffd_pre;	/* the model before the running call */
+
+void uffd_setup(void);
+long uffd_range(int unregister, unsigned long start, unsigned long len);
+long uffd_madvise_race(unsigned long start, unsigned long len, long behavior);
+void uffd_prefill(long i);
+int uffd_touches(const struct model *m, const struct op *o);
 
 /* ------------------------------------------------------------------ */
 /* shrink.c: the shrinker and the reproducer                           */

@@ -69,6 +69,34 @@ static void pick_range(const struct model *m, struct op *o, int wrap_ok)
 		o->a[1] = -(long)PG * (1 + rn(2));	/* wraps */
 }
 
+/* A registered, writable, sealable private anonymous range in one VMA. */
+static int race_page(const struct model *m, long i)
+{
+	const struct mpage *p = &m->p[i];
+
+	return p->mapped && p->ureg && p->obj < 0 && !p->shared &&
+	       !p->sealed && p->sealable && (p->prot & PROT_WRITE);
+}
+
+static void pick_race(const struct model *m, struct op *o)
+{
+	static const long adv[] = { B_DONTNEED, B_FREE, B_DONTNEED_LOCKED };
+	long c[NP], n = 0, s, e;
+
+	for (long i = 0; i < NP; i++)
+		if (race_page(m, i))
+			c[n++] = i;
+	if (!n)
+		return;
+	s = c[rn(n)];
+	for (e = s + 1; e < NP && e < kvend[s] && race_page(m, e); e++)
+		;
+	o->a[0] = s * PG;
+	o->a[1] = (1 + rn(e - s)) * PG;
+	o->a[2] = adv[rn(3)];
+	o->a[3] = 1;
+}
+
 void gen_op(const struct model *m, struct op *o, int idx, int seqno)
 {
 	unsigned int r = rn(100), q = rn(100);
@@ -112,6 +140,12 @@ void gen_op(const struct model *m, struct op *o, int idx, int seqno)
 		o->a[3] = m->p[s].obj == OBJ_SHM || m->p[s].obj > OBJ_SHM ?
 			  rn(6) : rn(70);
 		o->a[4] = chance(10) ? MAP_NONBLOCK : 0;
+		return;
+	}
+	if (q < 7 && use_uffd) {
+		o->k = OP_UFFD;
+		pick_range(m, o, 0);
+		o->a[2] = chance(30);		/* unregister */
 		return;
 	}
 	if (r < 17) {
@@ -292,6 +326,9 @@ void gen_op(const struct model *m, struct op *o, int idx, int seqno)
 			o->a[2] = disc[rn(6)];
 		else
 			o->a[2] = rn(26);
+		/* the monitor seals the range while madvise() waits for it */
+		if (use_uffd && uffd_race && sealing && chance(10))
+			pick_race(m, o);
 	} else if (r < 80) {
 		o->k = OP_MSEAL;
 		pick_range(m, o, 1);

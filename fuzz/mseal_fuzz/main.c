@@ -15,6 +15,7 @@ int key1 = -1, key2 = -1;
 int memfd[2] = { -1, -1 };
 int shmid = -1;
 int selfmem = -1;
+int use_uffd = 1, uffd_race = 1;
 unsigned long long seed;
 
 struct shared *sh;
@@ -67,7 +68,8 @@ double now(void)
 static void usage(void)
 {
 	out("usage: mseal_fuzz [--ops N] [--seed S] [--no-smaps] [--verbose] "
-	    "[--baseline] [--smaps-every K] [--seq J] [--seq-len L]\n");
+	    "[--baseline] [--smaps-every K] [--seq J] [--seq-len L] "
+	    "[--no-uffd] [--no-uffd-race]\n");
 	exit(2);
 }
 
@@ -86,6 +88,10 @@ int main(int argc, char **argv)
 			seed = strtoull(argv[++i], NULL, 0), have_seed = 1;
 		else if (!strcmp(a, "--no-smaps"))
 			use_smaps = 0;
+		else if (!strcmp(a, "--no-uffd"))
+			use_uffd = 0;
+		else if (!strcmp(a, "--no-uffd-race"))
+			uffd_race = 0;
 		else if (!strcmp(a, "--verbose"))
 			verbose = 1;
 		else if (!strcmp(a, "--baseline"))
@@ -182,14 +188,33 @@ int main(int argc, char **argv)
 	if (verbose || !div) {
 		static const char *const name[] = { "mmap", "munmap", "mprotect",
 			"pkey_mprotect", "wrpkru", "mremap", "madvise", "mseal",
-			"brk", "write", "fork", "shmat", "remap_file_pages" };
+			"brk", "write", "fork", "shmat", "remap_file_pages",
+			"uffd_(un)register" };
+		unsigned long long on = 0;
 
 		out("mseal_fuzz: calls by expected result: ok / EACCES / other "
-		    "error (write: fault, brk: refused) / outside the arena\n");
-		for (int k = 0; k < OP_NOP; k++)
-			out("  %-16s %7llu %7llu %7llu %7llu\n", name[k],
+		    "error (write: fault, brk: refused) / outside the arena%s\n",
+		    use_uffd ? " / on userfaultfd-registered pages" : "");
+		for (int k = 0; k < OP_NOP; k++) {
+			if (k == OP_UFFD && !use_uffd)
+				continue;
+			out("  %-17s %7llu %7llu %7llu %7llu", name[k],
 			    sh->stat[k][0], sh->stat[k][1], sh->stat[k][2],
 			    sh->stat[k][3]);
+			if (use_uffd)
+				out(" %7llu", sh->ustat[k]);
+			out("\n");
+			on += sh->ustat[k];
+		}
+		if (use_uffd)
+			out("mseal_fuzz: userfaultfd: %llu calls on registered "
+			    "pages; %llu missing-page faults (%llu zeropage, %llu "
+			    "copy, %llu lost pages), %llu remove events, %llu "
+			    "prefills, %llu madvise/mseal races, %llu other\n", on,
+			    sh->uev[UEV_FAULT], sh->uev[UEV_ZEROPAGE],
+			    sh->uev[UEV_COPY], sh->uev[UEV_LOST],
+			    sh->uev[UEV_REMOVE], sh->uev[UEV_PREFILL],
+			    sh->uev[UEV_RACE], sh->uev[UEV_OTHER]);
 	}
 	out("mseal_fuzz: %.1f s, %.0f calls/s\n", now() - t0,
 	    total / (now() - t0 > 0 ? now() - t0 : 1));

@@ -441,12 +441,55 @@ static long madv_page(struct model *m, long i, long b)
 	return 0;
 }
 
+/*
+ * madvise() raced by the userfaultfd monitor (a[3] set): MADV_DONTNEED,
+ * MADV_DONTNEED_LOCKED and MADV_FREE on a registered range drop mmap_lock
+ * and wait until the monitor reads UFFD_EVENT_REMOVE; meanwhile the monitor
+ * makes the range read-only and seals it. mseal() has returned before any
+ * page is discarded, so the discard must be refused as if the seal had
+ * come first. Modelled only where that is unambiguous (else rejected): the
+ * range lies in one VMA, registered, private anonymous, writable (by the
+ * thread too), sealable and not sealed, so that madvise() passes its own
+ * checks and waits in its first VMA, and the monitor's calls succeed.
+ */
+static struct exp m_madvise_race(struct model *m, const struct op *o)
+{
+	unsigned long start = opaddr(o, 0), len = o->a[1];
+	long b = o->a[2], ps, pe;
+
+	if (b != B_DONTNEED && b != B_DONTNEED_LOCKED && b != B_FREE)
+		return REJ();
+	if (!sealing || (start & (PG - 1)) || !len || (len & (PG - 1)) ||
+	    !in_np(start, len))
+		return REJ();
+	ps = pgi(start);
+	pe = pgi(start + len);
+	if (kvstart[ps] < 0 || kvend[ps] < pe)
+		return REJ();
+	for (long i = ps; i < pe; i++) {
+		const struct mpage *p = &m->p[i];
+
+		if (!p->mapped || !p->ureg || p->obj >= 0 || p->shared ||
+		    p->sealed || !p->sealable || !(p->prot & PROT_WRITE) ||
+		    !pkru_allows(m->pkru, p->pkey, 1) ||
+		    kvstart[i] != kvstart[ps])
+			return REJ();
+	}
+	for (long i = ps; i < pe; i++) {
+		m->p[i].prot = PROT_READ;
+		m->p[i].sealed = 1;
+	}
+	return R(-EACCES);
+}
+
 static struct exp m_madvise(struct model *m, const struct op *o)
 {
 	unsigned long start = opaddr(o, 0), len_in = o->a[1], len, end;
 	long b = o->a[2], ps, pe;
 	int unmapped = 0;
 
+	if (o->a[3])
+		return m_madvise_race(m, o);
 	if (!madv_valid(b))
 		return R(-EINVAL);
 	if (start & (PG - 1))
@@ -605,6 +648,8 @@ static void move_pages(struct model *m, long ps, long oldn, long newn,
 			np[i].cst = proto.obj < 0 ? C_VAL : C_FILE;
 			np[i].val = 0;
 		}
+		/* no UFFD_FEATURE_EVENT_REMAP: the new VMA is unregistered */
+		np[i].ureg = 0;
 	}
 	if (dontunmap) {
 		/* The old VMA may get a new pgoff and no anon_vma: new gen. */
@@ -839,7 +884,8 @@ static struct exp m_remap(struct model *m, const struct op *o)
 
 		if (!q->mapped || q->fid != f.fid || q->prot != f.prot ||
 		    q->pkey != f.pkey || q->fl != f.fl || q->sealed != f.sealed ||
-		    q->sealable != f.sealable || q->nomw != f.nomw || !q->shared)
+		    q->sealable != f.sealable || q->nomw != f.nomw ||
+		    q->ureg != f.ureg || !q->shared)
 			return R(-EINVAL);
 	}
 	/* do_mmap(vm_file, start, size, prot, MAP_SHARED | MAP_FIXED ...) */
@@ -851,6 +897,51 @@ static struct exp m_remap(struct model *m, const struct op *o)
 		return R(-EACCES);
 	map_shared_file(m, ps, npg, f.obj, pgoff, f.prot, pkey,
 			sealing && f.sealable, 0, f.fid);
+	return R(0);
+}
+
+/* ---- userfaultfd: UFFDIO_REGISTER (MISSING) / UFFDIO_UNREGISTER ---- */
+static struct exp m_uffd(struct model *m, const struct op *o)
+{
+	unsigned long start = opaddr(o, 0), len = o->a[1];
+	int unreg = !!o->a[2], found = 0;
+	long ps, pe;
+
+	if (!use_uffd)
+		return REJ();
+	/* validate_range() */
+	if ((start & (PG - 1)) || (len & (PG - 1)) || !len)
+		return R(-EINVAL);
+	if (start >= TASK_SZ + PG || len > TASK_SZ + PG - start)
+		return R(-EINVAL);
+	if (!in_arena(start, len))
+		return REJ();
+	ps = pgi(start);
+	pe = pgi(start + len);
+	/* Every VMA in the range, in order; holes do not matter. */
+	for (long i = ps; i < pe; i++) {
+		const struct mpage *p = &m->p[i];
+
+		if (!p->mapped)
+			continue;
+		found = 1;
+		/* vma_can_userfault(): SysV shm is not shmem_vm_ops */
+		if (p->obj == OBJ_SHM)
+			return R(-EINVAL);
+		if (!unreg && p->nomw)
+			return R(-EPERM);
+	}
+	if (!found)
+		return R(-EINVAL);	/* the first VMA starts past the end */
+	for (long i = ps; i < pe; i++) {
+		struct mpage *p = &m->p[i];
+
+		if (!p->mapped)
+			continue;
+		p->ureg = !unreg;
+		if (!unreg)
+			p->uever = 1;
+	}
 	return R(0);
 }
 
@@ -872,6 +963,7 @@ struct exp predict(struct model *m, const struct op *o)
 	case OP_FORK: return R(0);
 	case OP_SHMAT: return m_shmat(m, o);
 	case OP_REMAP: return m_remap(m, o);
+	case OP_UFFD: return m_uffd(m, o);
 	}
 	return R(0);
 }

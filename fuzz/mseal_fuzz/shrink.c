@@ -43,6 +43,8 @@ static const char *errname(long e)
 	case EOPNOTSUPP: return "EOPNOTSUPP";
 	case EAGAIN: return "EAGAIN";
 	case EPERM: return "EPERM";
+	case EBUSY: return "EBUSY";
+	case ENOENT: return "ENOENT";
 	case ENODEV: return "ENODEV";
 	case EOVERFLOW: return "EOVERFLOW";
 	}
@@ -110,6 +112,14 @@ char *call_str(const struct op *o, char *b)
 			"__NR_mseal", arg_addr(o, 0, x), o->a[1], o->a[2]);
 		if (o->k == OP_MUNMAP)
 			sprintf(b, "SC(SYS_munmap, %s, 0x%lx)", x, o->a[1]);
+		if (o->k == OP_MADVISE && o->a[3])
+			sprintf(b, "madvise_race(%s, 0x%lx, %ld)", x, o->a[1],
+				o->a[2]);
+		break;
+	case OP_UFFD:
+		sprintf(b, "uffd_range(%s, %s, 0x%lx)", o->a[2] ?
+			"UFFDIO_UNREGISTER" : "UFFDIO_REGISTER",
+			arg_addr(o, 0, x), o->a[1]);
 		break;
 	case OP_PKEY_MPROTECT:
 		sprintf(b, "SC(SYS_pkey_mprotect, %s, 0x%lx, 0x%lx, %s)",
@@ -265,10 +275,10 @@ int minimize(int n, int *runs)
 
 static const char preamble[] =
 "#ifndef _GNU_SOURCE\n#define _GNU_SOURCE\n#endif\n"
-"#include <errno.h>\n#include <fcntl.h>\n#include <setjmp.h>\n"
+"#include <errno.h>\n#include <fcntl.h>\n#include <poll.h>\n#include <pthread.h>\n#include <setjmp.h>\n"
 "#include <signal.h>\n#include <stdint.h>\n#include <stdio.h>\n"
 "#include <stdlib.h>\n#include <string.h>\n#include <unistd.h>\n"
-"#include <sys/mman.h>\n#include <sys/shm.h>\n#include <sys/syscall.h>\n#include <sys/wait.h>\n"
+"#include <linux/userfaultfd.h>\n#include <sys/ioctl.h>\n#include <sys/mman.h>\n#include <sys/shm.h>\n#include <sys/syscall.h>\n#include <sys/wait.h>\n"
 "#include \"kselftest_harness.h\"\n\n"
 "#ifndef __NR_mseal\n#define __NR_mseal 462\n#endif\n"
 "#define PG 4096UL\n#define ARENA (%d * PG)\n#define MEMFD_PAGES %d\n"
@@ -326,7 +336,33 @@ static const char preamble[] =
 "\t\tif (u && SC(SYS_munmap, u, PG) != 0)\n\t\t\t_exit(2);\n\t\t_exit(0);\n\t}\n"
 "\twaitpid(p, &st, 0);\n"
 "\treturn WIFEXITED(st) ? WEXITSTATUS(st) : 100 + WTERMSIG(st);\n}\n\n"
+"/*\n * The userfaultfd: a monitor thread fills missing pages with zeroes and reads\n"
+" * UFFD_EVENT_REMOVE; armed by madvise_race(), it first makes the range\n"
+" * read-only and seals it, while madvise() waits for it with mmap_lock dropped.\n */\n"
+"static int uffd;\nstatic volatile int race;\nstatic unsigned long race_s, race_l;\n\n"
+"static void *monitor(void *arg)\n{\n"
+"\tstruct pollfd pfd = { .fd = uffd, .events = POLLIN };\n\tstruct uffd_msg msg;\n\n"
+"\t(void)arg;\n\tfor (;;) {\n\t\tif (poll(&pfd, 1, -1) < 1)\n\t\t\tcontinue;\n"
+"\t\tif (race) {\n\t\t\tmprotect((void *)race_s, race_l, PROT_READ);\n"
+"\t\t\tsyscall(__NR_mseal, race_s, race_l, 0);\n\t\t\trace = 0;\n\t\t}\n"
+"\t\tif (read(uffd, &msg, sizeof(msg)) != sizeof(msg) ||\n"
+"\t\t    msg.event != UFFD_EVENT_PAGEFAULT)\n\t\t\tcontinue;\n"
+"\t\tstruct uffdio_zeropage z = { .range = {\n"
+"\t\t\t.start = msg.arg.pagefault.address & ~(PG - 1), .len = PG } };\n\n"
+"\t\tif (ioctl(uffd, UFFDIO_ZEROPAGE, &z))\n"
+"\t\t\tioctl(uffd, UFFDIO_WAKE, &z.range);\n\t}\n\treturn NULL;\n}\n\n"
+"static UNUSED long uffd_range(unsigned long cmd, unsigned long s, unsigned long l)\n{\n"
+"\tstruct uffdio_register r = { .range = { .start = s, .len = l },\n"
+"\t\t\t\t     .mode = UFFDIO_REGISTER_MODE_MISSING };\n\n"
+"\tif (cmd == UFFDIO_UNREGISTER)\n\t\treturn ioctl(uffd, cmd, &r.range) ? -errno : 0;\n"
+"\treturn ioctl(uffd, cmd, &r) ? -errno : 0;\n}\n\n"
+"static UNUSED long madvise_race(unsigned long s, unsigned long l, int advice)\n{\n"
+"\trace_s = s;\n\trace_l = l;\n\trace = 1;\n"
+"\treturn SC(SYS_madvise, s, l, advice);\n}\n\n"
 "static void setup(void)\n{\n"
+"\tstruct uffdio_api api = { .api = UFFD_API,\n"
+"\t\t\t\t  .features = UFFD_FEATURE_EVENT_REMOVE };\n"
+"\tpthread_t t;\n\n"
 "\tbrk0 = syscall(SYS_brk, 0);\n\tA = (brk0 + PG - 1) & ~(PG - 1);\n"
 "\tfor (int i = 0; i < 2; i++) {\n"
 "\t\tfd[i] = memfd_create(\"mseal_fuzz\", 0);\n"
@@ -341,13 +377,16 @@ static const char preamble[] =
 "\tfor (uint64_t j = 0; j < %d; j++)\n"
 "\t\tsp[j * PG / 8] = 0xF11E000000000000ULL | (2ULL << 32) | j;\n"
 "\tshmctl(shm, IPC_RMID, NULL);\n"
+"\tuffd = syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);\n"
+"\tif (uffd < 0 || ioctl(uffd, UFFDIO_API, &api) ||\n"
+"\t    pthread_create(&t, NULL, monitor, NULL))\n\t\tabort();\n"
 "\tkey[0] = syscall(SYS_pkey_alloc, 0, 0);\n"
 "\tkey[1] = syscall(SYS_pkey_alloc, 0, 0);\n}\n\n";
 
 void print_repro(int n, int runs)
 {
 	out("\n---- minimal reproducer: %d calls (%d delta-debugging runs); "
-	    "build with -I tools/testing/selftests ----\n", n, runs);
+	    "build with -pthread -I tools/testing/selftests ----\n", n, runs);
 	out("/* mseal_fuzz reproducer: seed %llu, sequence %d%s */\n", seed,
 	    cur_seq, sealing ? "" : " (baseline)");
 	out(preamble, NPP, MEMFD_PAGES, SHM_PAGES, SHM_PAGES);
