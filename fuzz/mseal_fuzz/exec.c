@@ -534,9 +534,10 @@ static long fork_check(const struct model *m, long *fs, long *fu)
 		} else {
 			if (*fs >= 0 && sealing) {
 				r = sc(syscall(SYS_munmap, A + *fs * PG, PG));
-				if (r != -EACCES) {
+				if (r != -seal_err) {
 					rep("  fork child: munmap(sealed page %ld) = %ld, "
-					    "expected -EACCES\n", *fs, r);
+					    "expected -%s\n", *fs, r,
+					    seal_err == EPERM ? "EPERM" : "EACCES");
 					bad = 1;
 				}
 			}
@@ -618,7 +619,7 @@ static void step(int i, int n, const struct op *o, const struct exp *e)
 		    val_str(o, r, v1), e->outside ? "outside" : val_str(o, e->ret, v2));
 	}
 	if (!sh->emit && o->k < OP_NOP)
-		sh->stat[o->k][e->outside ? 3 : e->ret == -EACCES ? 1 :
+		sh->stat[o->k][e->outside ? 3 : e->ret == -seal_err ? 1 :
 			       (e->ret < 0 && e->ret > -4096) ||
 			       (o->k == OP_WRITE && e->ret) ||
 			       (o->k == OP_BRK && e->ret != (long)opaddr(o, 0)) ?
@@ -851,4 +852,50 @@ int smaps_has_sl(void)
 	if (waitpid(pid, &st, 0) < 0)
 		return 0;
 	return WIFEXITED(st) && WEXITSTATUS(st) == 0;
+}
+
+/*
+ * Does the kernel have a rule of the coming series? (in a child: what it
+ * seals stays) 1 if the call that the rule refuses fails with seal_err.
+ *  PROBE_FORK_ADVICE: mseal() of read-only anonymous memory that carries
+ *	MADV_WIPEONFORK;
+ *  PROBE_FILE_ANON: MADV_DONTNEED on a sealed read-only private file
+ *	mapping whose page was written (it has an anon_vma).
+ */
+int probe_rule(int which)
+{
+	pid_t pid = fork();
+	int st;
+
+	if (!pid) {
+		unsigned long seal = abi == ABI_MAINLINE ? 0 : MAP_SEALABLE;
+		long r;
+		char *p;
+		int fd;
+
+		if (which == PROBE_FORK_ADVICE) {
+			p = mmap(NULL, PG, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS |
+				 seal, -1, 0);
+			if (p == MAP_FAILED || madvise(p, PG, B_WIPEONFORK))
+				_exit(2);
+			r = sc(syscall(__NR_mseal, p, PG, 0));
+		} else {
+			fd = syscall(SYS_memfd_create, "mseal_fuzz_probe", 0);
+			if (fd < 0 || ftruncate(fd, PG))
+				_exit(2);
+			p = mmap(NULL, PG, PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | seal, fd, 0);
+			if (p == MAP_FAILED)
+				_exit(2);
+			*(volatile char *)p = 1;
+			if (mprotect(p, PG, PROT_READ) ||
+			    syscall(__NR_mseal, p, PG, 0))
+				_exit(2);
+			r = sc(syscall(SYS_madvise, p, PG, B_DONTNEED));
+		}
+		_exit(r == -seal_err ? 0 : r ? 2 : 1);
+	}
+	if (pid < 0 || waitpid(pid, &st, 0) < 0 || !WIFEXITED(st))
+		return -1;
+	return WEXITSTATUS(st) == 0 ? 1 : WEXITSTATUS(st) == 1 ? 0 : -1;
 }

@@ -37,7 +37,8 @@
  *
  * usage: mseal_fuzz [--ops N] [--seed S] [--no-smaps] [--verbose]
  *                   [--baseline] [--smaps-every K] [--seq J] [--seq-len L]
- *                   [--no-uffd] [--no-uffd-race]
+ *                   [--no-uffd] [--no-uffd-race] [--abi v6|mainline]
+ *                   [--new-rules yes|no|probe]
  * The last line is "fuzz: N calls, M sequences, seed S, D divergences";
  * the exit status is 0 iff D == 0.
  */
@@ -266,6 +267,12 @@ extern int shmid;
 extern int selfmem;
 extern unsigned long long seed;
 extern struct shared *sh;
+/* The ABI of mseal() (/proc/sys/vm/mseal_abi), and the rules it has. */
+enum { ABI_V6, ABI_MAINLINE };
+extern int abi;
+extern int seal_err;		/* what sealing refuses with: EACCES, EPERM */
+extern int rule_fork_advice;	/* mseal() refuses WIPEONFORK/DONTFORK */
+extern int rule_file_anon;	/* private file copies are discard-protected */
 extern int use_uffd;		/* register ranges with a userfaultfd */
 extern int uffd_race;		/* ... and race madvise() against mseal() */
 
@@ -312,6 +319,8 @@ extern int in_fork_child;	/* in fork_check()'s child */
 
 int observe_maps(void);
 int smaps_has_sl(void);
+enum { PROBE_FORK_ADVICE, PROBE_FILE_ANON };
+int probe_rule(int which);
 const char *prot_str(int prot, int shared, char *b);
 int run_child(int gen, int n);
 

@@ -75,7 +75,8 @@ static int race_page(const struct model *m, long i)
 	const struct mpage *p = &m->p[i];
 
 	return p->mapped && p->ureg && p->obj < 0 && !p->shared &&
-	       !p->sealed && p->sealable && (p->prot & PROT_WRITE);
+	       !p->sealed && p->sealable && (p->prot & PROT_WRITE) &&
+	       !(p->fl & (FL_WF | FL_DC));
 }
 
 static void pick_race(const struct model *m, struct op *o)

@@ -16,6 +16,8 @@ int memfd[2] = { -1, -1 };
 int shmid = -1;
 int selfmem = -1;
 int use_uffd = 1, uffd_race = 1;
+int abi = ABI_V6, seal_err = EACCES;
+int rule_fork_advice, rule_file_anon;
 unsigned long long seed;
 
 struct shared *sh;
@@ -65,11 +67,75 @@ double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* /proc/sys/vm/mseal_abi: ABI_V6, ABI_MAINLINE, or -1 (no such file). */
+static int kernel_abi(void)
+{
+	char b[16] = "";
+	int fd = open("/proc/sys/vm/mseal_abi", O_RDONLY), n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, b, sizeof(b) - 1);
+	close(fd);
+	if (n > 0 && !strncmp(b, "mainline", 8))
+		return ABI_MAINLINE;
+	if (n > 0 && !strncmp(b, "v6", 2))
+		return ABI_V6;
+	out("mseal_fuzz: /proc/sys/vm/mseal_abi says \"%.*s\"\n",
+	    n > 0 ? n : 0, b);
+	exit(2);
+}
+
+/*
+ * The ABI: the kernel's (--abi only checks it); the rules of the coming
+ * series: on with /proc/sys/vm/mseal_abi, which comes with them, else
+ * asked of the kernel (--new-rules yes|no to decide).
+ */
+static void choose_abi(const char *want, const char *rules)
+{
+	int k = kernel_abi(), r;
+
+	if (!sealing)
+		return;
+	abi = k < 0 ? ABI_V6 : k;
+	if (want && strcmp(want, abi == ABI_MAINLINE ? "mainline" : "v6")) {
+		out("mseal_fuzz: --abi %s, but the kernel's mseal() ABI is %s%s\n",
+		    want, abi == ABI_MAINLINE ? "mainline" : "v6",
+		    k < 0 ? " (no /proc/sys/vm/mseal_abi: boot a kernel with the "
+		    "ABI switch)" : "");
+		exit(2);
+	}
+	seal_err = abi == ABI_MAINLINE ? EPERM : EACCES;
+	if (!strcmp(rules, "yes") || (!strcmp(rules, "auto") && k >= 0)) {
+		rule_fork_advice = rule_file_anon = 1;
+	} else if (strcmp(rules, "no")) {
+		r = probe_rule(PROBE_FORK_ADVICE);
+		rule_fork_advice = r > 0;
+		if (r < 0)
+			out("mseal_fuzz: the probe of the fork-advice rule failed\n");
+		r = probe_rule(PROBE_FILE_ANON);
+		rule_file_anon = r > 0;
+		if (r < 0)
+			out("mseal_fuzz: the probe of the file anon_vma rule failed\n");
+	}
+	out("mseal_fuzz: mseal() ABI %s (%s), refused calls fail with %s; "
+	    "rules: fork advice refuses mseal() %s, sealed private file "
+	    "copies discard-protected %s (%s)\n",
+	    abi == ABI_MAINLINE ? "mainline" : "v6",
+	    k < 0 ? "no /proc/sys/vm/mseal_abi" : "/proc/sys/vm/mseal_abi",
+	    seal_err == EPERM ? "EPERM" : "EACCES",
+	    rule_fork_advice ? "on" : "off", rule_file_anon ? "on" : "off",
+	    !strcmp(rules, "auto") ? (k >= 0 ? "with the ABI switch" :
+	    "asked of the kernel") : !strcmp(rules, "probe") ?
+	    "asked of the kernel" : "--new-rules");
+}
+
 static void usage(void)
 {
 	out("usage: mseal_fuzz [--ops N] [--seed S] [--no-smaps] [--verbose] "
 	    "[--baseline] [--smaps-every K] [--seq J] [--seq-len L] "
-	    "[--no-uffd] [--no-uffd-race]\n");
+	    "[--no-uffd] [--no-uffd-race] [--abi v6|mainline] "
+	    "[--new-rules yes|no|probe]\n");
 	exit(2);
 }
 
@@ -77,6 +143,7 @@ int main(int argc, char **argv)
 {
 	unsigned long long nops = 200000, total = 0;
 	int have_seed = 0, only_seq = -1, seq_len = 0, nseq = 0, div = 0;
+	const char *want_abi = NULL, *rules = "auto";
 	double t0;
 
 	for (int i = 1; i < argc; i++) {
@@ -92,6 +159,14 @@ int main(int argc, char **argv)
 			use_uffd = 0;
 		else if (!strcmp(a, "--no-uffd-race"))
 			uffd_race = 0;
+		else if (!strcmp(a, "--abi") && i + 1 < argc &&
+			 (!strcmp(argv[i + 1], "v6") ||
+			  !strcmp(argv[i + 1], "mainline")))
+			want_abi = argv[++i];
+		else if (!strcmp(a, "--new-rules") && i + 1 < argc &&
+			 (!strcmp(argv[i + 1], "yes") || !strcmp(argv[i + 1], "no") ||
+			  !strcmp(argv[i + 1], "probe")))
+			rules = argv[++i];
 		else if (!strcmp(a, "--verbose"))
 			verbose = 1;
 		else if (!strcmp(a, "--baseline"))
@@ -139,6 +214,7 @@ int main(int argc, char **argv)
 			out("the arena [0x%lx, 0x%lx) is not free\n", A, A + NPP * PG);
 			return 2;
 		}
+	choose_abi(want_abi, rules);
 	if (sealing && use_smaps && !smaps_has_sl()) {
 		seal_cmp = 0;
 		out("mseal_fuzz: smaps shows no \"sl\" for sealed VMAs: the seal "
@@ -192,8 +268,9 @@ int main(int argc, char **argv)
 			"uffd_(un)register" };
 		unsigned long long on = 0;
 
-		out("mseal_fuzz: calls by expected result: ok / EACCES / other "
+		out("mseal_fuzz: calls by expected result: ok / %s / other "
 		    "error (write: fault, brk: refused) / outside the arena%s\n",
+		    seal_err == EPERM ? "EPERM" : "EACCES",
 		    use_uffd ? " / on userfaultfd-registered pages" : "");
 		for (int k = 0; k < OP_NOP; k++) {
 			if (k == OP_UFFD && !use_uffd)

@@ -162,7 +162,9 @@ static struct exp m_mmap(struct model *m, const struct op *o)
 		return R(-EINVAL);
 	if (sealing) {
 		sealed = !!(prot & PROT_SEAL);
-		sealable = sealed || (flags & MAP_SEALABLE);
+		/* mainline: every mapping; MAP_SEALABLE accepted, ignored */
+		sealable = sealed || (flags & MAP_SEALABLE) ||
+			   abi == ABI_MAINLINE;
 		prot &= ~(unsigned long)PROT_SEAL;
 	}
 	if (flags & MAP_FIXED_NOREPLACE)
@@ -221,7 +223,7 @@ static struct exp m_mmap(struct model *m, const struct op *o)
 	}
 	ps = pgi(a);
 	if (sealing && any_sealed(m, ps, ps + len / PG))
-		return R(-EACCES);
+		return R(-seal_err);
 	int obj = file ? o->fdi : -1;
 
 	if (!file && shared) {
@@ -252,7 +254,7 @@ static struct exp m_mmap(struct model *m, const struct op *o)
 	return R(a);
 }
 
-/* The kernel's do_mas_munmap(); 0, -EINVAL, -EACCES, or 1 for "reject". */
+/* The kernel's do_mas_munmap(); 0, -EINVAL, -seal_err, or 1 for "reject". */
 static long do_munmap_m(struct model *m, unsigned long start, unsigned long len)
 {
 	unsigned long end;
@@ -267,7 +269,7 @@ static long do_munmap_m(struct model *m, unsigned long start, unsigned long len)
 	if (!any_mapped(m, pgi(start), pgi(end)))
 		return 0;
 	if (sealing && any_sealed(m, pgi(start), pgi(end)))
-		return -EACCES;
+		return -seal_err;
 	unmap_pages(m, pgi(start), pgi(end));
 	return 0;
 }
@@ -312,7 +314,7 @@ static struct exp m_mprotect(struct model *m, const struct op *o, long pkey)
 	if (grows & PROT_GROWSUP)
 		return R(-EINVAL);
 	if (sealing && any_sealed(m, ps, pe))
-		return R(-EACCES);
+		return R(-seal_err);
 	for (long i = ps; i < pe; i++) {
 		struct mpage *p = &m->p[i];
 		int nk;
@@ -356,6 +358,41 @@ static int madv_valid(long b)
 	}
 	return 0;	/* also MERGEABLE/UNMERGEABLE: no CONFIG_KSM */
 }
+/*
+ * is_ro_anon(): private anonymous memory that the calling thread cannot
+ * write (no PROT_WRITE, or its pkey denies writes in PKRU).
+ */
+static int ro_anon(const struct model *m, const struct mpage *p)
+{
+	return p->mapped && p->obj < 0 && !p->shared &&
+	       (!(p->prot & PROT_WRITE) || !pkru_allows(m->pkru, p->pkey, 1));
+}
+
+/*
+ * Sealed pages whose contents madvise() may not discard: read-only private
+ * anonymous memory and, with rule_file_anon, read-only private file
+ * mappings that hold private copies (the VMA has an anon_vma).
+ */
+static int discard_protected(const struct model *m, const struct mpage *p)
+{
+	if (!p->mapped || !p->sealed || p->shared)
+		return 0;
+	if ((p->prot & PROT_WRITE) && pkru_allows(m->pkru, p->pkey, 1))
+		return 0;
+	return p->obj < 0 || (rule_file_anon && p->av);
+}
+
+/*
+ * rule_fork_advice: mseal() refuses memory it would protect from
+ * discarding while it carries MADV_WIPEONFORK or MADV_DONTFORK (fork()
+ * would wipe or drop it in the child).
+ */
+static int fork_advice_refused(const struct model *m, const struct mpage *p)
+{
+	return rule_fork_advice && (p->fl & (FL_WF | FL_DC)) && !p->sealed &&
+	       ro_anon(m, p);
+}
+
 static int madv_discard(long b)
 {
 	return b == B_FREE || b == B_DONTNEED || b == B_DONTNEED_LOCKED ||
@@ -471,6 +508,7 @@ static struct exp m_madvise_race(struct model *m, const struct op *o)
 
 		if (!p->mapped || !p->ureg || p->obj >= 0 || p->shared ||
 		    p->sealed || !p->sealable || !(p->prot & PROT_WRITE) ||
+		    (p->fl & (FL_WF | FL_DC)) ||
 		    !pkru_allows(m->pkru, p->pkey, 1) ||
 		    kvstart[i] != kvstart[ps])
 			return REJ();
@@ -479,7 +517,7 @@ static struct exp m_madvise_race(struct model *m, const struct op *o)
 		m->p[i].prot = PROT_READ;
 		m->p[i].sealed = 1;
 	}
-	return R(-EACCES);
+	return R(-seal_err);
 }
 
 static struct exp m_madvise(struct model *m, const struct op *o)
@@ -507,14 +545,9 @@ static struct exp m_madvise(struct model *m, const struct op *o)
 	ps = pgi(start);
 	pe = pgi(end);
 	if (sealing && madv_discard(b)) {
-		for (long i = ps; i < pe; i++) {
-			struct mpage *p = &m->p[i];
-
-			if (p->mapped && p->sealed && p->obj < 0 &&
-			    (!(p->prot & PROT_WRITE) ||
-			     !pkru_allows(m->pkru, p->pkey, 1)))
-				return R(-EACCES);
-		}
+		for (long i = ps; i < pe; i++)
+			if (discard_protected(m, &m->p[i]))
+				return R(-seal_err);
 	}
 	for (long i = ps; i < pe; i++) {
 		long r;
@@ -554,11 +587,23 @@ static struct exp m_mseal(struct model *m, const struct op *o)
 		return REJ();
 	ps = pgi(start);
 	pe = pgi(end);
-	for (long i = ps; i < pe; i++) {
-		if (!m->p[i].mapped)
-			return R(-ENOMEM);
-		if (!m->p[i].sealable)
-			return R(-EACCES);
+	if (abi == ABI_MAINLINE) {
+		/* a hole anywhere first, then what refuses sealing */
+		for (long i = ps; i < pe; i++)
+			if (!m->p[i].mapped)
+				return R(-ENOMEM);
+		for (long i = ps; i < pe; i++)
+			if (fork_advice_refused(m, &m->p[i]))
+				return R(-EPERM);
+	} else {
+		/* VMA by VMA, in address order: whichever comes first */
+		for (long i = ps; i < pe; i++) {
+			if (!m->p[i].mapped)
+				return R(-ENOMEM);
+			if (!m->p[i].sealable ||
+			    fork_advice_refused(m, &m->p[i]))
+				return R(-EACCES);
+		}
 	}
 	for (long i = ps; i < pe; i++)
 		m->p[i].sealed = 1;
@@ -600,6 +645,7 @@ static struct exp m_brk(struct model *m, const struct op *o)
 		memset(p, 0, sizeof(*p));
 		p->mapped = 1;
 		p->prot = PROT_READ | PROT_WRITE;
+		p->sealable = sealing && abi == ABI_MAINLINE;
 		p->acct = 1;
 		p->obj = -1;
 		p->off = i;
@@ -703,7 +749,7 @@ static struct exp m_mremap(struct model *m, const struct op *o)
 		if (addr + old_len > new_addr && new_addr + new_len > addr)
 			return R(-EINVAL);
 		if (sealing && any_sealed(m, ps, ps + (old_len ? old_len / PG : 1)))
-			return R(-EACCES);
+			return R(-seal_err);
 		if (flags & MREMAP_FIXED) {
 			long r;
 
@@ -748,7 +794,7 @@ static struct exp m_mremap(struct model *m, const struct op *o)
 		return dest < 0 ? OUTSIDE() : R(A + dest * PG);
 	}
 	if (sealing && any_sealed(m, ps, ps + (old_len ? old_len / PG : 1)))
-		return R(-EACCES);
+		return R(-seal_err);
 	if (old_len >= new_len) {
 		if (old_len != new_len) {
 			long r = do_munmap_m(m, addr + new_len, old_len - new_len);
@@ -852,9 +898,9 @@ static struct exp m_shmat(struct model *m, const struct op *o)
 	if (!(flg & SHM_REMAP) && any_mapped(m, ps, ps + SHM_PAGES))
 		return R(-EINVAL);
 	if (sealing && any_sealed(m, ps, ps + SHM_PAGES))
-		return R(-EACCES);
-	map_shared_file(m, ps, SHM_PAGES, OBJ_SHM, 0, prot, 0, 0,
-			!!(flg & SHM_RDONLY), -1);
+		return R(-seal_err);
+	map_shared_file(m, ps, SHM_PAGES, OBJ_SHM, 0, prot, 0,
+			sealing && abi == ABI_MAINLINE, !!(flg & SHM_RDONLY), -1);
 	return R(addr);
 }
 
@@ -894,7 +940,7 @@ static struct exp m_remap(struct model *m, const struct op *o)
 	if (f.prot == PROT_EXEC)
 		pkey = exec_key_get(m);
 	if (sealing && any_sealed(m, ps, ps + npg))
-		return R(-EACCES);
+		return R(-seal_err);
 	map_shared_file(m, ps, npg, f.obj, pgoff, f.prot, pkey,
 			sealing && f.sealable, 0, f.fid);
 	return R(0);

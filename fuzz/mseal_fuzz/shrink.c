@@ -282,6 +282,7 @@ static const char preamble[] =
 "#include \"kselftest_harness.h\"\n\n"
 "#ifndef __NR_mseal\n#define __NR_mseal 462\n#endif\n"
 "#define PG 4096UL\n#define ARENA (%d * PG)\n#define MEMFD_PAGES %d\n"
+"#define SEAL_ERR %s\t/* what sealing refuses with */\n"
 "#define BUS 0xdeadbeefdeadbeefULL\n#define UNUSED __attribute__((unused))\n"
 "#define SC(...) ({ long __r = syscall(__VA_ARGS__); __r == -1 ? -errno : __r; })\n\n"
 "/* The arena starts at the page-aligned break; no malloc() after setup(). */\n"
@@ -332,7 +333,7 @@ static const char preamble[] =
 "/* fork(): in the child, munmap(sealed page) fails, munmap(unsealed) works */\n"
 "static UNUSED int fork_munmap(unsigned long s, unsigned long u)\n{\n"
 "\tpid_t p = fork();\n\tint st;\n\n\tif (!p) {\n"
-"\t\tif (s && SC(SYS_munmap, s, PG) != -EACCES)\n\t\t\t_exit(1);\n"
+"\t\tif (s && SC(SYS_munmap, s, PG) != -SEAL_ERR)\n\t\t\t_exit(1);\n"
 "\t\tif (u && SC(SYS_munmap, u, PG) != 0)\n\t\t\t_exit(2);\n\t\t_exit(0);\n\t}\n"
 "\twaitpid(p, &st, 0);\n"
 "\treturn WIFEXITED(st) ? WEXITSTATUS(st) : 100 + WTERMSIG(st);\n}\n\n"
@@ -387,9 +388,12 @@ void print_repro(int n, int runs)
 {
 	out("\n---- minimal reproducer: %d calls (%d delta-debugging runs); "
 	    "build with -pthread -I tools/testing/selftests ----\n", n, runs);
-	out("/* mseal_fuzz reproducer: seed %llu, sequence %d%s */\n", seed,
-	    cur_seq, sealing ? "" : " (baseline)");
-	out(preamble, NPP, MEMFD_PAGES, SHM_PAGES, SHM_PAGES);
+	out("/* mseal_fuzz reproducer: seed %llu, sequence %d%s%s */\n", seed,
+	    cur_seq, !sealing ? " (baseline)" : abi == ABI_MAINLINE ?
+	    " (boot with mseal_abi=mainline)" : "",
+	    rule_fork_advice || rule_file_anon ? ", with the new rules" : "");
+	out(preamble, NPP, MEMFD_PAGES, seal_err == EPERM ? "EPERM" : "EACCES",
+	    SHM_PAGES, SHM_PAGES);
 	out("TEST(mseal_fuzz_%llu_%d)\n{\n\tlong r = 0;\n\tuint64_t w = 0;\n\n",
 	    seed, cur_seq);
 	/* out() is limited to its buffer: write the body directly */
