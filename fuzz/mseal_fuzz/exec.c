@@ -317,8 +317,14 @@ static const char *page_diff(const struct model *m, long i)
 		return "prot";
 	if (p->obj >= 0) {
 		if (!objs[p->obj].ino_known) {
+			/*
+			 * A new object has an inode of its own; but the SysV
+			 * segment's i_ino is its id (newseg()), which another
+			 * shmem file of the same mount may have too.
+			 */
 			for (int o = 0; o < m->nobj; o++)
-				if (o != p->obj && objs[o].ino_known &&
+				if (o != p->obj && o != OBJ_SHM &&
+				    objs[o].ino_known &&
 				    objs[o].ino == k->ino)
 					return "backing";
 			objs[p->obj].ino = k->ino;

@@ -248,7 +248,9 @@ int main(int argc, char **argv)
 			if (nfail < 0)
 				nfail = sh->nops - 1;
 			nb = minimize(nfail + 1, &runs);
-			replay(best, nb, 1);
+			if (!replay(best, nb, 1))
+				out("\nthe divergence did not happen again when "
+				    "replayed: the reproducer may not fail\n");
 			out("\nminimized divergence:\n%s", sh->report);
 			print_repro(nb, runs);
 			break;
