@@ -38,7 +38,7 @@
  * usage: mseal_fuzz [--ops N] [--seed S] [--no-smaps] [--verbose]
  *                   [--baseline] [--smaps-every K] [--seq J] [--seq-len L]
  *                   [--no-uffd] [--no-uffd-race] [--abi v6|mainline]
- *                   [--new-rules yes|no|probe]
+ *                   [--new-rules yes|no|probe]  (default: probe)
  * The last line is "fuzz: N calls, M sequences, seed S, D divergences";
  * the exit status is 0 iff D == 0.
  */

@@ -69,6 +69,24 @@ static void pick_range(const struct model *m, struct op *o, int wrap_ok)
 		o->a[1] = -(long)PG * (1 + rn(2));	/* wraps */
 }
 
+/* A range of sealed pages in one VMA, for the advice b; o unchanged if none. */
+static void pick_sealed(const struct model *m, struct op *o, long b)
+{
+	long c[NP], n = 0, s, e;
+
+	for (long i = 0; i < NP; i++)
+		if (m->p[i].mapped && m->p[i].sealed)
+			c[n++] = i;
+	if (!n)
+		return;
+	s = c[rn(n)];
+	for (e = s + 1; e < NP && e < kvend[s] && m->p[e].sealed; e++)
+		;
+	o->a[0] = s * PG;
+	o->a[1] = (1 + rn(e - s)) * PG;
+	o->a[2] = b;
+}
+
 /* A registered, writable, sealable private anonymous range in one VMA. */
 static int race_page(const struct model *m, long i)
 {
@@ -327,6 +345,9 @@ void gen_op(const struct model *m, struct op *o, int idx, int seqno)
 			o->a[2] = disc[rn(6)];
 		else
 			o->a[2] = rn(26);
+		/* discarding advice on sealed memory, any kind of it */
+		if (sealing && chance(8))
+			pick_sealed(m, o, disc[rn(6)]);
 		/* the monitor seals the range while madvise() waits for it */
 		if (use_uffd && uffd_race && sealing && chance(10))
 			pick_race(m, o);

@@ -87,9 +87,10 @@ static int kernel_abi(void)
 }
 
 /*
- * The ABI: the kernel's (--abi only checks it); the rules of the coming
- * series: on with /proc/sys/vm/mseal_abi, which comes with them, else
- * asked of the kernel (--new-rules yes|no to decide).
+ * The ABI: the kernel's (--abi only checks it). The rules of the coming
+ * series are asked of the kernel, one probe each, since they land one by
+ * one (--new-rules yes|no decides instead: yes expects them all); the
+ * header line says which ones the run models.
  */
 static void choose_abi(const char *want, const char *rules)
 {
@@ -106,7 +107,7 @@ static void choose_abi(const char *want, const char *rules)
 		exit(2);
 	}
 	seal_err = abi == ABI_MAINLINE ? EPERM : EACCES;
-	if (!strcmp(rules, "yes") || (!strcmp(rules, "auto") && k >= 0)) {
+	if (!strcmp(rules, "yes")) {
 		rule_fork_advice = rule_file_anon = 1;
 	} else if (strcmp(rules, "no")) {
 		r = probe_rule(PROBE_FORK_ADVICE);
@@ -125,8 +126,7 @@ static void choose_abi(const char *want, const char *rules)
 	    k < 0 ? "no /proc/sys/vm/mseal_abi" : "/proc/sys/vm/mseal_abi",
 	    seal_err == EPERM ? "EPERM" : "EACCES",
 	    rule_fork_advice ? "on" : "off", rule_file_anon ? "on" : "off",
-	    !strcmp(rules, "auto") ? (k >= 0 ? "with the ABI switch" :
-	    "asked of the kernel") : !strcmp(rules, "probe") ?
+	    strcmp(rules, "yes") && strcmp(rules, "no") ?
 	    "asked of the kernel" : "--new-rules");
 }
 
@@ -143,7 +143,7 @@ int main(int argc, char **argv)
 {
 	unsigned long long nops = 200000, total = 0;
 	int have_seed = 0, only_seq = -1, seq_len = 0, nseq = 0, div = 0;
-	const char *want_abi = NULL, *rules = "auto";
+	const char *want_abi = NULL, *rules = "probe";
 	double t0;
 
 	for (int i = 1; i < argc; i++) {
