@@ -326,6 +326,14 @@ static int system_switch(const char *what, const char *root)
 				return 1;
 			put(preload, next);
 		}
+		for (char *slash = strchr(grub_dir + strlen(root) + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
+			*slash = '\0';
+			if (mkdir(grub_dir, 0755) && errno != EEXIST) {
+				fprintf(stderr, "%s: %s: %s\n", prog, grub_dir, strerror(errno));
+				return 1;
+			}
+			*slash = '/';
+		}
 		if (mkdir(grub_dir, 0755) && errno != EEXIST) {
 			fprintf(stderr, "%s: %s: %s\n", prog, grub_dir, strerror(errno));
 			return 1;
