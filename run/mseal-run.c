@@ -137,7 +137,9 @@ static int run(char **argv)
 		fprintf(stderr, "%s: %s: %s\n", prog, lib, strerror(errno));
 		return 127;
 	}
-	if (old && *old) {
+	if (old && *old && strstr(old, lib)) {
+		preload = (char *)old;	/* already there: mseal-run in mseal-run */
+	} else if (old && *old) {
 		if (asprintf(&preload, "%s:%s", lib, old) < 0)
 			return 127;
 	} else {
