@@ -44,6 +44,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <mseal.h>
@@ -222,15 +223,25 @@ static int collect(struct dl_phdr_info *info, size_t size, void *data)
 /* After a failure: one warning, or the end of the program if asked. */
 static void report(void)
 {
+	const char *hint = "";
+
 	if (!st.failed || st.warned)
 		return;
 	st.warned = 1;
+	if (st.first_errno == EACCES) {
+		/* The v6 ABI: only memory mapped sealable can be sealed. */
+		int optin = prctl(PR_GET_MSEAL_SEALABLE, 0, 0, 0, 0);
+
+		hint = optin < 0 ?
+		       "; this kernel seals only memory mapped sealable and has no opt-in "
+		       "(PR_SET_MSEAL_SEALABLE) for what ld.so maps" :
+		       optin == 0 ?
+		       "; this kernel seals only memory mapped sealable: start the program "
+		       "with mseal-run, or boot with init=/usr/sbin/mseal-init" : "";
+	}
 	say("%s: %u of %u objects not sealed (first: %s: %s)%s",
 	    fatal ? "error" : "warning", st.failed, st.objects, st.first,
-	    strerror(st.first_errno),
-	    st.first_errno == EACCES ?
-	    "; this kernel seals only memory mapped sealable: start programs with "
-	    "mseal-run, or boot with init=/usr/sbin/mseal-init (see mseal-run(1))" : "");
+	    strerror(st.first_errno), hint);
 	if (fatal)
 		_exit(127);
 }
