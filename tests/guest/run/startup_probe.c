@@ -12,6 +12,9 @@
  *	each child's main() reports the time since its parent's last
  *	clock_gettime() before execve(), and its number of VMAs; prints one
  *	line "R<TAB>startup<TAB>MODE<TAB>VMAS<TAB>NS<TAB>ns" per child.
+ *   startup_probe --exit ROUNDS NAME MODE CMD [ARGS...]
+ *	runs CMD ROUNDS times, each from fork() to its exit, and prints
+ *	"R<TAB>exit<TAB>NAME<TAB>MODE<TAB>NS<TAB>ns" for each run.
  *   startup_probe  (with STARTUP_T0 in the environment)
  *	the child: prints "NS VMAS" on fd 3.
  */
@@ -95,6 +98,26 @@ static int one(const char *mode, const char *self, const char *lib)
 	return 0;
 }
 
+static int whole(int rounds, const char *name, const char *mode, char **cmd)
+{
+	for (int r = 0; r < rounds; r++) {
+		long long t0 = now();
+		int status;
+		pid_t pid = fork();
+
+		if (pid == 0) {
+			execvp(cmd[0], cmd);
+			_exit(127);
+		}
+		if (pid < 0 || waitpid(pid, &status, 0) != pid || status) {
+			fprintf(stderr, "startup_probe: %s failed\n", cmd[0]);
+			return 1;
+		}
+		printf("R\texit\t%s\t%s\t%lld\tns\n", name, mode, now() - t0);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const char *const modes[] = { "plain", "preload", "mseal-run" };
@@ -105,6 +128,8 @@ int main(int argc, char **argv)
 
 	if (t0)
 		return child(t0);
+	if (argc >= 6 && !strcmp(argv[1], "--exit") && atoi(argv[2]) > 0)
+		return whole(atoi(argv[2]), argv[3], argv[4], argv + 5);
 	if (argc != 3 || (rounds = atoi(argv[1])) <= 0) {
 		fprintf(stderr, "usage: startup_probe ROUNDS LIB\n");
 		return 2;
