@@ -38,7 +38,6 @@
 #include <elf.h>
 #include <errno.h>
 #include <link.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,11 +55,10 @@ enum { ACTIVE, OFF };
 static int state = -1;		/* -1 until configure() */
 static int fatal, verbose;
 static uintptr_t pagesz;
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* What this process did, for the one warning and MSEAL_RUN_VERBOSE. */
 static struct {
-	unsigned int objects, sealed, failed, calls, dlopened;
+	unsigned int objects, sealed, failed, calls;
 	int first_errno;
 	char first[128];
 	int warned;
@@ -225,9 +223,9 @@ static void report(void)
 {
 	const char *hint = "";
 
-	if (!st.failed || st.warned)
+	/* Threads dlopen()ing at once: one warning still. */
+	if (!st.failed || __atomic_exchange_n(&st.warned, 1, __ATOMIC_RELAXED))
 		return;
-	st.warned = 1;
 	if (st.first_errno == EACCES) {
 		/* The v6 ABI: only memory mapped sealable can be sealed. */
 		int optin = prctl(PR_GET_MSEAL_SEALABLE, 0, 0, 0, 0);
@@ -263,7 +261,6 @@ __attribute__((constructor)) static void seal_at_startup(void)
 	configure();
 	if (state != ACTIVE)
 		return;
-	pthread_mutex_lock(&lock);
 	dl_iterate_phdr(collect, &l);
 	seal_list(&l, NULL);
 	free(l.v);
@@ -272,7 +269,6 @@ __attribute__((constructor)) static void seal_at_startup(void)
 		    st.objects, st.sealed, st.failed, st.calls);
 	if (state == ACTIVE)
 		report();
-	pthread_mutex_unlock(&lock);
 }
 
 #ifdef __x86_64__
@@ -497,12 +493,13 @@ void *mseal_run_dlopen_sealed(const char *file, int mode)
 	void *h = real_dlopen_ptr(file, mode);
 	int saved = errno;
 
-	if (h) {
-		pthread_mutex_lock(&lock);
-		st.dlopened++;
+	/*
+	 * No lock of our own (a fork() while it is held would leave it held in
+	 * the child): sealing twice is harmless, the counts are for
+	 * MSEAL_RUN_VERBOSE only.
+	 */
+	if (h)
 		seal_nodelete(h, mode);
-		pthread_mutex_unlock(&lock);
-	}
 	errno = saved;
 	return h;
 }
