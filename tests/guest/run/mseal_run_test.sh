@@ -149,7 +149,7 @@ sealed "$tmp/perl.smaps" "perl: XS modules (dlopen()ed)" '/auto/.*\.so$' none
 
 # dlopen_loop reports on stderr what smaps shows at each step.
 mseal-run "$run/dlopen_loop" "$run" 20 >/dev/null 2>"$tmp/dl.err"
-expect_dl() { # expect_dl NAME yes|no DESCRIPTION: the Nth report for NAME
+expect_dl() { # expect_dl NAME yes|no DESCRIPTION: the report for NAME says so
 	if grep -qx "sealed $1 $2" "$tmp/dl.err"; then ok "dlopen_loop: $3"; else
 		notok "dlopen_loop: $3"
 		show "$tmp/dl.err"
@@ -162,7 +162,7 @@ if grep -qx "sealed /libplugin.so no" "$tmp/dl.err"; then
 else
 	notok "dlopen_loop: a plain dlopen()ed library is not sealed"
 fi
-expect_dl /libplugin_nodelete.so $yes "a DF_1_NODELETE library is sealed"
+expect_dl /libplugin_nodelete.so $yes "a DF_1_NODELETE library is sealed ($yes)"
 if [ "$(grep -c '^sealed /libplugin.so ' "$tmp/dl.err")" = 2 ] &&
 	[ "$(grep '^sealed /libplugin.so ' "$tmp/dl.err" | tail -n 1)" = "sealed /libplugin.so $yes" ]; then
 	ok "dlopen_loop: the library opened again with RTLD_NODELETE is sealed ($yes)"
@@ -170,7 +170,9 @@ else
 	notok "dlopen_loop: the library opened again with RTLD_NODELETE is sealed ($yes)"
 	show "$tmp/dl.err"
 fi
-expect_dl /libc.so.6 $yes "libc is sealed"
+expect_dl /libc.so.6 $yes "libc is sealed ($yes)"
+expect_dl /ld-linux-x86-64.so.2 $yes "ld.so is sealed ($yes)"
+expect_dl /dlopen_loop $yes "the executable is sealed ($yes)"
 
 # The attacks.
 if [ $sealing = 1 ]; then
