@@ -20,7 +20,7 @@
 #   v6        this series (MAP_SEALABLE opt-in, with PR_SET_MSEAL_SEALABLE
 #             and binfmt_elf mapping the program and ld.so sealable);
 #   mainline  this series booted with mseal_abi=mainline (or Linux 6.10+).
-# A v6 kernel without /proc/sys/vm/mseal_abi (v6-old) predates the opt-in
+# A v6 kernel without PR_GET_MSEAL_SEALABLE (v6-old) predates the opt-in
 # and the sealable ELF mappings: nothing can be sealed there, so every
 # sealed run must print its one warning, run on, and leave everything
 # unsealed.

@@ -9,7 +9,7 @@
  *
  * usage: seal_attack sealed|unsealed
  *        seal_attack abi    prints the kernel's sealing: none, v6, mainline,
- *                           or v6-old (v6 without /proc/sys/vm/mseal_abi: a
+ *                           or v6-old (v6 without PR_GET_MSEAL_SEALABLE: a
  *                           kernel from before the opt-in of mseal-run)
  * Prints TAP-like lines "ok/not ok N ...". sealed: every attempt must fail
  * with the kernel's errno for sealed memory (EACCES in the v6 ABI, EPERM in
@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -134,7 +135,7 @@ int main(int argc, char **argv)
 		int abi = mseal_abi();
 
 		puts(abi == MSEAL_ABI_MAINLINE ? "mainline" : abi == MSEAL_ABI_NONE ? "none" :
-		     access("/proc/sys/vm/mseal_abi", F_OK) ? "v6-old" : "v6");
+		     prctl(PR_GET_MSEAL_SEALABLE, 0, 0, 0, 0) < 0 ? "v6-old" : "v6");
 		return 0;
 	}
 	page = sysconf(_SC_PAGESIZE);
