@@ -15,7 +15,7 @@ MSEAL_RUN_VERBOSE=1 STARTUP_T0=0 mseal-run "$run/startup_probe" 3>/dev/null 2>&1
 MSEAL_RUN_VERBOSE=1 mseal-run /usr/bin/python3 -c pass 2>&1 |
 	sed -n 's/^mseal-run: startup: \([0-9]*\) objects, \([0-9]*\) sealed, \([0-9]*\) not, \([0-9]*\) mseal() calls$/R	calls	python3	\2	\4	calls/p'
 # execve() to exit, whole programs.
-n=$((rounds / 4 + 1))
+n=$((rounds / 10 + 1))
 for prog in "/usr/bin/python3 -c pass" "/usr/bin/perl -e 1" "/usr/bin/bash -c :"; do
 	name=${prog%% *}
 	name=${name##*/}
