@@ -294,6 +294,7 @@ __asm__(
 	"	.type	dlopen, @function\n"
 	"dlopen:\n"
 	"	.cfi_startproc\n"
+	"	endbr64\n"			/* an indirect-branch target (CET) */
 	"	pushq	%rdi\n"
 	"	.cfi_adjust_cfa_offset 8\n"
 	"	pushq	%rsi\n"
