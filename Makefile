@@ -8,7 +8,7 @@
 SHELL := /bin/bash
 DEPS := tools/deps
 
-.PHONY: help deps tree build run test shell check test-debug fuzz bench deb trinity
+.PHONY: help deps tree build run test shell check test-debug fuzz bench bench-startup deb deb-user trinity
 
 help:
 	@echo "make run     build the sealed kernel and boot it: watch mseal() at work"
@@ -21,8 +21,10 @@ help:
 	@echo "make fuzz        the model-based fuzzer (OPS=N SEED=S to go longer or replay,"
 	@echo "                 ABI=v6|mainline to boot with mseal_abi=ABI)"
 	@echo "make trinity     trinity on the mm syscalls in the debug guest (MINUTES=N)"
-	@echo "make bench       baseline against patched: microbenchmarks and stress-ng"
+	@echo "make bench       baseline against patched: microbenchmarks and stress-ng,"
+	@echo "                 then what sealing at startup costs (make bench-startup)"
 	@echo "make deb         Debian packages of the sealed kernel (Debian's cloud config)"
+	@echo "                 and of mseal-run (make deb-user: that one alone)"
 
 deps:
 	@$(DEPS)
@@ -60,6 +62,14 @@ trinity: deps
 bench: build
 	@tools/guest
 	@bench/run
+	@bench/startup
+
+bench-startup: build
+	@tools/guest
+	@bench/startup
 
 deb: deps
 	@tools/deb
+
+deb-user: deps
+	@tools/deb-user

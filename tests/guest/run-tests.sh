@@ -38,6 +38,8 @@ if [ "${1:-}" = --baseline ]; then
 		fi
 	done
 	echo "# suite kselftests-on-baseline exit 0"
+	# mseal-run (userland layer): programs run unsealed and silent.
+	[ -x $bin/mseal_run_test ] && run mseal_run_test "$bin/mseal_run_test"
 	exit 0
 fi
 

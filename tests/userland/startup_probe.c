@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * startup_probe: the time from execve() to main(), sealed and not.
+ *
+ *   startup_probe ROUNDS LIB
+ *	runs ROUNDS rounds of three children each, in turn:
+ *	  plain     execve(startup_probe)
+ *	  preload   the opt-in and LD_PRELOAD=LIB, then execve(startup_probe):
+ *		    what sealing itself costs
+ *	  mseal-run execve(mseal-run startup_probe): that, and the wrapper's
+ *		    own execve()
+ *	each child's main() reports the time since its parent's last
+ *	clock_gettime() before execve(), and its number of VMAs; prints one
+ *	line "R<TAB>startup<TAB>MODE<TAB>VMAS<TAB>NS<TAB>ns" per child.
+ *   startup_probe --exit ROUNDS NAME MODE CMD [ARGS...]
+ *	runs CMD ROUNDS times, each from fork() to its exit, and prints
+ *	"R<TAB>exit<TAB>NAME<TAB>MODE<TAB>NS<TAB>ns" for each run.
+ *   startup_probe  (with STARTUP_T0 in the environment)
+ *	the child: prints "NS VMAS" on fd 3.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <mseal.h>
+
+static long long now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static int vmas(void)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	int n = 0, c;
+
+	if (!f)
+		return -1;
+	while ((c = getc(f)) != EOF)
+		n += c == '\n';
+	fclose(f);
+	return n;
+}
+
+static int child(const char *t0)
+{
+	long long ns = now() - atoll(t0);
+	int v = vmas();
+
+	dprintf(3, "%lld %d\n", ns, v);
+	return 0;
+}
+
+static int one(const char *mode, const char *self, const char *lib)
+{
+	char t0[32], buf[64];
+	int pfd[2], status;
+	long long ns;
+	int v;
+	ssize_t n;
+	pid_t pid;
+
+	if (pipe(pfd))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		close(pfd[0]);
+		if (dup2(pfd[1], 3) < 0)
+			_exit(126);
+		if (!strcmp(mode, "preload")) {
+			mseal_set_sealable(1);
+			setenv("LD_PRELOAD", lib, 1);
+		}
+		snprintf(t0, sizeof(t0), "%lld", now());
+		setenv("STARTUP_T0", t0, 1);
+		if (!strcmp(mode, "mseal-run"))
+			execlp("mseal-run", "mseal-run", self, (char *)NULL);
+		else
+			execl(self, self, (char *)NULL);
+		_exit(127);
+	}
+	close(pfd[1]);
+	n = read(pfd[0], buf, sizeof(buf) - 1);
+	close(pfd[0]);
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || status || n <= 0)
+		return -1;
+	buf[n] = 0;
+	if (sscanf(buf, "%lld %d", &ns, &v) != 2)
+		return -1;
+	printf("R\tstartup\t%s\t%d\t%lld\tns\n", mode, v, ns);
+	return 0;
+}
+
+static int whole(int rounds, const char *name, const char *mode, char **cmd)
+{
+	for (int r = 0; r < rounds; r++) {
+		long long t0 = now();
+		int status;
+		pid_t pid = fork();
+
+		if (pid == 0) {
+			execvp(cmd[0], cmd);
+			_exit(127);
+		}
+		if (pid < 0 || waitpid(pid, &status, 0) != pid || status) {
+			fprintf(stderr, "startup_probe: %s failed\n", cmd[0]);
+			return 1;
+		}
+		printf("R\texit\t%s\t%s\t%lld\tns\n", name, mode, now() - t0);
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const char *const modes[] = { "plain", "preload", "mseal-run" };
+	const char *t0 = getenv("STARTUP_T0");
+	char self[4096];
+	ssize_t n;
+	int rounds;
+
+	if (t0)
+		return child(t0);
+	if (argc >= 6 && !strcmp(argv[1], "--exit") && atoi(argv[2]) > 0)
+		return whole(atoi(argv[2]), argv[3], argv[4], argv + 5);
+	if (argc != 3 || (rounds = atoi(argv[1])) <= 0) {
+		fprintf(stderr, "usage: startup_probe ROUNDS LIB\n");
+		return 2;
+	}
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n <= 0)
+		return 1;
+	self[n] = 0;
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	for (int r = 0; r < rounds; r++)
+		for (int m = 0; m < 3; m++)
+			if (one(modes[m], self, argv[2])) {
+				fprintf(stderr, "startup_probe: %s run failed\n", modes[m]);
+				return 1;
+			}
+	return 0;
+}
