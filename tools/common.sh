@@ -19,6 +19,36 @@ export CCACHE_DIR=${CCACHE_DIR:-$CACHE/ccache}
 say() { printf '%s: %s\n' "$PROG" "$*" >&2; }
 die() { say "$*"; exit 1; }
 
+# The architecture of the guest kernels and programs: x86_64 (the default)
+# or arm64 (ARCH=arm64: cross-compiled, booted under qemu-system-aarch64).
+# Both share the trees; everything built for arm64 lives in $CACHE/arm64.
+#   ACACHE   the architecture's part of the cache: builds, guest, logs
+#   KIMAGE   the kernel image, relative to a build directory
+#   CROSS    the compiler prefix for the kernel and the guest programs
+#   BUSYBOX  the static busybox of the guest
+ARCH=${ARCH:-x86_64}
+case $ARCH in
+x86_64)
+	ACACHE=$CACHE
+	KIMAGE=arch/x86/boot/bzImage
+	CROSS=
+	BUSYBOX=/bin/busybox
+	;;
+arm64)
+	ACACHE=$CACHE/arm64
+	BUILD=$ACACHE/build
+	KIMAGE=arch/arm64/boot/Image
+	CROSS=aarch64-linux-gnu-
+	BUSYBOX=$ACACHE/busybox
+	;;
+*) die "ARCH must be x86_64 or arm64, not '$ARCH'" ;;
+esac
+
+# For the tools that exist for x86_64 only.
+x86_only() {
+	[ "$ARCH" = x86_64 ] || die "ARCH=$ARCH: $PROG runs on x86_64 only"
+}
+
 # The Debian version of the installed linux-source-6.1 package.
 debian_version() {
 	dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null ||

@@ -718,7 +718,7 @@ static void child_setup(void)
 	selfmem = open("/proc/self/mem", O_RDONLY);
 	M.brk = B0;
 	M.exec_key = -1;
-	M.keymap = 1U | (1U << key1) | (1U << key2);
+	M.keymap = have_pkeys ? 1U | (1U << key1) | (1U << key2) : 1U;
 	M.pkru = rdpkru();
 	M.nobj = 3;
 	if (use_uffd)

@@ -98,11 +98,19 @@ enum {
 	B_POPULATE_WRITE = 23, B_DONTNEED_LOCKED = 24, B_COLLAPSE = 25,
 };
 
-/* The kernel's LEGACY_MAP_MASK (include/linux/mman.h), x86-64 values. */
+/*
+ * The kernel's LEGACY_MAP_MASK (include/linux/mman.h): x86-64 values, with
+ * MAP_32BIT (0x40), which arm64 lacks.
+ */
+#ifdef __x86_64__
+#define MAP_32BIT_BIT 0x40
+#else
+#define MAP_32BIT_BIT 0
+#endif
 #define LEGACY_MAP_MASK (0x01UL | 0x02 | 0x10 | 0x20 | 0x800 | 0x1000 | \
 			 0x4000000 | 0x100 | 0x2000 | 0x4000 | 0x8000 | \
-			 0x10000 | 0x20000 | 0x40000 | 0x40 | (21UL << 26) | \
-			 (30UL << 26))
+			 0x10000 | 0x20000 | 0x40000 | MAP_32BIT_BIT | \
+			 (21UL << 26) | (30UL << 26))
 
 #define PG 4096UL
 #define NP 40			/* arena pages */
@@ -222,6 +230,15 @@ struct shared {
 /* ------------------------------------------------------------------ */
 /* PKRU                                                                 */
 
+/*
+ * Protection keys: x86_64 has them (and the fuzzer requires them there);
+ * arm64 in 6.1 has none (no CONFIG_ARCH_HAS_PKEYS): pkey_alloc() and
+ * pkey_mprotect() do not exist (ENOSYS), PROT_EXEC gets no execute-only
+ * key, and PKRU reads as 0 (all allowed). main.c sets have_pkeys.
+ */
+extern int have_pkeys;
+
+#ifdef __x86_64__
 static inline uint32_t rdpkru(void)
 {
 	uint32_t eax, edx;
@@ -233,6 +250,10 @@ static inline void wrpkru(uint32_t v)
 {
 	asm volatile(".byte 0x0f,0x01,0xef" : : "a"(v), "c"(0), "d"(0) : "memory");
 }
+#else
+static inline uint32_t rdpkru(void) { return 0; }
+static inline void wrpkru(uint32_t v) { (void)v; }
+#endif
 static inline int pkru_allows(uint32_t pkru, int key, int wr)
 {
 	if (pkru & (1U << (2 * key)))

@@ -264,7 +264,7 @@ void gen_op(const struct model *m, struct op *o, int idx, int seqno)
 			o->a[3] = keys[rn(6)];
 		if (o->a[3] == -1 && m->exec_key >= 0 && chance(50))
 			o->a[3] = m->exec_key;
-	} else if (r < 39) {
+	} else if (r < 39 && have_pkeys) {
 		o->k = OP_WRPKRU;
 		o->a[0] = rn(2);
 	} else if (r < 52) {

@@ -81,6 +81,8 @@ static int exec_key_get(struct model *m)
 {
 	int k = m->exec_key;
 
+	if (!have_pkeys)
+		return 0;
 	if (k == -1) {
 		for (k = 0; k < 16; k++)
 			if (!(m->keymap & (1U << k)))
@@ -997,7 +999,10 @@ struct exp predict(struct model *m, const struct op *o)
 	case OP_MMAP: return m_mmap(m, o);
 	case OP_MUNMAP: return m_munmap(m, o);
 	case OP_MPROTECT: return m_mprotect(m, o, -1);
-	case OP_PKEY_MPROTECT: return m_mprotect(m, o, o->a[3]);
+	case OP_PKEY_MPROTECT:
+		if (!have_pkeys)
+			return R(-ENOSYS);
+		return m_mprotect(m, o, o->a[3]);
 	case OP_WRPKRU:
 		m->pkru ^= 2U << (2 * (o->a[0] ? key2 : key1));
 		return R(0);

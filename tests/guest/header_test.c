@@ -39,7 +39,8 @@ TEST(constants)
 	ASSERT_EQ(0x04000000, PROT_SEAL);
 	ASSERT_EQ(0x08000000, MAP_SEALABLE);
 	ASSERT_EQ(__NR_mseal, SYS_mseal);
-#if defined(__x86_64__) && !defined(__ILP32__) || defined(__i386__)
+#if defined(__x86_64__) && !defined(__ILP32__) || defined(__i386__) || \
+	defined(__aarch64__) || defined(__ARM_EABI__)
 	ASSERT_EQ(462, SYS_mseal);
 #endif
 }

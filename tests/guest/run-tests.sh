@@ -26,7 +26,10 @@ if [ "${1:-}" = --baseline ]; then
 	# The series' kselftests must see that mseal() is missing and say so.
 	n=0
 	echo "# suite kselftests-on-baseline"
-	for t in mseal_test mseal_paths_test; do
+	# (and on arm64 the 32-bit compat test, where it is built)
+	compat=
+	[ ! -x "$bin/mseal_compat32_test" ] || compat=mseal_compat32_test
+	for t in mseal_test mseal_paths_test $compat; do
 		n=$((n + 1))
 		out=$("$bin/$t" 2>&1)
 		rc=$?

@@ -29,7 +29,7 @@ run() { # run OUTFILE ARGS...: tools/vm with stdout+stderr in OUTFILE, prints th
 }
 
 echo "TAP version 13"
-echo "1..14"
+echo "1..15"
 
 # A cache that cannot exist: anything past argument parsing would fail with 1.
 rc=$(MSEAL_CACHE=/nonexistent/cache run "$tmp/o" --bogus)
@@ -57,6 +57,15 @@ echo "put me" >"$tmp/file one"
 rc=$(run "$tmp/o" --put "$tmp/file one" -- sh -c 'test "$(pwd)" = /tmp/put && cat "file one"')
 check "--put copies the file into /tmp/put, the working directory" 0 "$rc" \
 	"$(holds [ "$(cat "$tmp/o")" = "put me" ])"
+
+# A static program of the guest's architecture, put and run by its name.
+cc=gcc
+[ "${ARCH:-x86_64}" != arm64 ] || cc=aarch64-linux-gnu-gcc
+printf '#include <stdio.h>\nint main(void) { puts("static"); return 7; }\n' >"$tmp/prog.c"
+"$cc" -static -o "$tmp/prog" "$tmp/prog.c"
+rc=$(run "$tmp/o" --put "$tmp/prog" -- prog)
+check "--put PROG -- PROG runs a static $cc program and exits with its status" 7 "$rc" \
+	"$(holds [ "$(cat "$tmp/o")" = static ])"
 
 rc=$(run "$tmp/o" -- sh -c 'echo c >/proc/sysrq-trigger')
 check "a kernel panic fails with exit 125 and shows the panic" 125 "$rc" \
