@@ -7,6 +7,8 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 vm=$here/../../tools/vm
 export VM_NOBUILD=1
+# The limits are the defaults, whatever the caller set (tests/run sets them).
+unset VM_TIMEOUT VM_QUIET VM_APPEND
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -29,7 +31,7 @@ run() { # run OUTFILE ARGS...: tools/vm with stdout+stderr in OUTFILE, prints th
 }
 
 echo "TAP version 13"
-echo "1..15"
+echo "1..17"
 
 # A cache that cannot exist: anything past argument parsing would fail with 1.
 rc=$(MSEAL_CACHE=/nonexistent/cache run "$tmp/o" --bogus)
@@ -79,5 +81,14 @@ rc=$(VM_TIMEOUT=8 run "$tmp/o" -- sleep 600)
 check "a guest that does not finish in VM_TIMEOUT exits 124" 124 "$rc" \
 	"$(holds grep -q 'hung' "$tmp/o")"
 
+# The progress limit: a line every 3 s keeps the guest going well past
+# VM_QUIET (so output resets it), then silence stops it.
+quiet_shown() { grep -q 'line 9' "$tmp/o" && grep -q 'printed nothing for 20s' "$tmp/o"; }
+rc=$(VM_QUIET=20 run "$tmp/o" -- sh -c 'for i in 1 2 3 4 5 6 7 8 9; do echo "line $i"; sleep 3; done; sleep 600')
+check "a command silent for VM_QUIET seconds exits 124, one that prints goes on" 124 "$rc" \
+	"$(holds quiet_shown)"
+
 rc=$(VM_TIMEOUT=abc run "$tmp/o" -- true)
 check "a bad VM_TIMEOUT exits 2" 2 "$rc"
+rc=$(MSEAL_CACHE=/nonexistent/cache VM_QUIET=1m run "$tmp/o" -- true)
+check "a bad VM_QUIET exits 2 before booting" 2 "$rc"
