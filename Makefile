@@ -8,7 +8,7 @@
 SHELL := /bin/bash
 DEPS := tools/deps
 
-.PHONY: help deps tree build run test shell check test-debug fuzz bench bench-startup deb deb-user trinity
+.PHONY: help deps tree build run test shell check test-debug test-load fuzz bench bench-startup deb deb-user trinity
 
 help:
 	@echo "make run     build the sealed kernel and boot it: watch mseal() at work"
@@ -18,6 +18,7 @@ help:
 	@echo "make tree | build   unpack and patch the source | build both kernels"
 	@echo "make check       the series: git am, bisect build, checkpatch, sparse, other configs"
 	@echo "make test-debug  every suite on the debug kernels (KASAN, lockdep, fault injection)"
+	@echo "make test-load   the tests with CPU hogs beside them (DEBUG=1: the debug kernels)"
 	@echo "make fuzz        the model-based fuzzer (OPS=N SEED=S to go longer or replay,"
 	@echo "                 ABI=v6|mainline to boot with mseal_abi=ABI)"
 	@echo "make trinity     trinity on the mm syscalls in the debug guest (MINUTES=N)"
@@ -51,6 +52,10 @@ check: deps
 
 test-debug: deps
 	@tests/run --debug
+
+# Not in CI: it loads the machine on purpose (issue 19).
+test-load: deps
+	@tests/load $(if $(DEBUG),--debug)
 
 fuzz: build
 	@tools/guest
