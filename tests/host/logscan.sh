@@ -8,7 +8,7 @@ scan=$here/../../tools/logscan
 
 fixtures=("$here"/logscan/*.log)
 echo "TAP version 13"
-echo "1..$((${#fixtures[@]} + 2))"
+echo "1..$((${#fixtures[@]} + 3))"
 n=0
 for f in "${fixtures[@]}"; do
 	n=$((n + 1))
@@ -32,6 +32,20 @@ for f in "${fixtures[@]}"; do
 		;;
 	esac
 done
+# A flood of reports, more than logscan prints (and than a pipe holds).
+n=$((n + 1))
+flood=$(mktemp)
+trap 'rm -f "$flood"' EXIT
+for i in $(seq 1 3000); do
+	echo "[   12.$i] BUG: KASAN: slab-out-of-bounds in mseal_fixup+0x1c/0x2a0 at addr ffff888100000000"
+done >"$flood"
+rc=0
+out=$("$scan" "$flood") || rc=$?
+if [ $rc -eq 1 ] && [ "$(printf '%s\n' "$out" | wc -l)" -eq 50 ]; then
+	echo "ok $n logscan catches a flood of 3000 reports and prints the first 50"
+else
+	echo "not ok $n logscan on a flood of 3000 reports exits $rc"
+fi
 n=$((n + 1))
 rc=0
 "$scan" /nonexistent 2>/dev/null || rc=$?
