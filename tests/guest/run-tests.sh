@@ -78,7 +78,7 @@ mainline_selftest() {
 		return
 	fi
 	# In the v6 ABI their probe (mseal() of a plain mapping) fails.
-	echo "# suite $t-skips-in-v6"
+	echo "# suite $t-on-v6"
 	out=$("$bin/$t" 2>&1)
 	rc=$?
 	echo "$out" | sed 's/^/# /'
@@ -87,7 +87,7 @@ mainline_selftest() {
 	else
 		echo "not ok 1 $t should skip in the $abi ABI, exited $rc"
 	fi
-	echo "# suite $t-skips-in-v6 exit 0"
+	echo "# suite $t-on-v6 exit 0"
 }
 
 if [ $# -eq 0 ]; then
