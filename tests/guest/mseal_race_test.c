@@ -30,13 +30,12 @@
  *
  * When mseal() succeeded, the round then tries munmap, mprotect,
  * pkey_mprotect, mremap (move, shrink, grow), mmap(MAP_FIXED) and
- * madvise(MADV_DONTNEED) on S: all must fail with EACCES, EPERM in the
- * mainline ABI (madvise only
- * where the memory is not writable) and change nothing. At the end of each
- * batch of rounds every range of the batch is checked again (nothing about
- * a sealed range may ever change) and against /proc/self/smaps, where each
- * sealed page must be in a VMA with "sl" in VmFlags and no other page may
- * be.
+ * madvise(MADV_DONTNEED) on S: all must fail with EACCES (EPERM in the
+ * mainline ABI; madvise only where the memory is not writable) and change
+ * nothing. At the end of each batch of rounds every range of the batch is
+ * checked again (nothing about a sealed range may ever change) and against
+ * /proc/self/smaps, where each sealed page must be in a VMA with "sl" in
+ * VmFlags and no other page may be.
  *
  * Sealed memory cannot be unmapped, so each batch of rounds runs in a child
  * process that maps its rounds out of one reservation and then exits.
