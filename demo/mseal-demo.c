@@ -4,8 +4,11 @@
  *
  * A page holds a secret. Once it is sealed, every attempt to change the
  * mapping - make it writable, unmap it, map something else over it, move
- * it, or throw its contents away - is refused with EACCES, and the secret
- * survives. Exit status 0 if the kernel behaved exactly so.
+ * it, or throw its contents away - is refused, and the secret survives.
+ * The error is that of the ABI the kernel was booted with: EACCES in the
+ * v6 one (the default), where memory must be mapped with MAP_SEALABLE to
+ * be sealed, EPERM in mainline's (mseal_abi=mainline), where any mapping
+ * can be. Exit status 0 if the kernel behaved exactly so.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -18,10 +21,13 @@
 #include <unistd.h>
 #include <linux/mman.h>
 
+#include <mseal.h>
+
 #define SECRET "the launch code is 0000"
 
 static long page;
 static int surprises;
+static int refused;		/* the errno of a refused call */
 
 static int sys_mseal(void *addr, size_t len)
 {
@@ -33,13 +39,14 @@ static void attempt(const char *what, int failed)
 {
 	int err = errno;
 
-	if (failed && err == EACCES) {
-		printf("  %-44s refused: EACCES (%s)\n", what, strerror(err));
+	if (failed && err == refused) {
+		printf("  %-44s refused: %s (%s)\n", what, strerrorname_np(err),
+		       strerror(err));
 		return;
 	}
 	if (failed)
-		printf("  %-44s failed, but with %s, not EACCES  <-- unexpected\n",
-		       what, strerrorname_np(err));
+		printf("  %-44s failed, but with %s, not %s  <-- unexpected\n",
+		       what, strerrorname_np(err), strerrorname_np(refused));
 	else
 		printf("  %-44s SUCCEEDED  <-- sealing did not hold\n", what);
 	surprises++;
@@ -74,17 +81,35 @@ int main(void)
 {
 	struct utsname u;
 	char *secret, *other;
-	int status;
+	int status, mainline, sealable;
 	pid_t pid;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	page = sysconf(_SC_PAGESIZE);
 	uname(&u);
-	printf("mseal() demo on Linux %s\n\n", u.release);
+	printf("mseal() demo on Linux %s\n", u.release);
+	mainline = mseal_abi() == MSEAL_ABI_MAINLINE;
+	refused = mainline ? EPERM : EACCES;
+	sealable = mainline ? 0 : MAP_SEALABLE;
+	switch (mseal_abi()) {
+	case MSEAL_ABI_V6:
+		printf("mseal() ABI: v6 (the default): memory opts in with MAP_SEALABLE,\n"
+		       "refused calls fail with EACCES. Boot with mseal_abi=mainline for mainline's.\n\n");
+		break;
+	case MSEAL_ABI_MAINLINE:
+		printf("mseal() ABI: mainline (mseal_abi=mainline): every mapping can be sealed,\n"
+		       "refused calls fail with EPERM, as in mainline Linux.\n\n");
+		break;
+	default:
+		printf("mseal() ABI: none: this kernel has no mseal().\n\n");
+	}
 
-	printf("1. Map a page with MAP_SEALABLE and put a secret in it.\n");
+	if (mainline)
+		printf("1. Map a page (no MAP_SEALABLE needed) and put a secret in it.\n");
+	else
+		printf("1. Map a page with MAP_SEALABLE and put a secret in it.\n");
 	secret = mmap(NULL, page, PROT_READ | PROT_WRITE,
-		      MAP_PRIVATE | MAP_ANONYMOUS | MAP_SEALABLE, -1, 0);
+		      MAP_PRIVATE | MAP_ANONYMOUS | sealable, -1, 0);
 	if (secret == MAP_FAILED) {
 		perror("mmap");
 		return 1;
@@ -138,10 +163,23 @@ int main(void)
 	if (!WIFEXITED(status) || WEXITSTATUS(status))
 		surprises++;
 
-	printf("\n6. Sealing is opt-in: a mapping made without MAP_SEALABLE cannot be sealed.\n");
 	other = mmap(NULL, page, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	errno = 0;
-	attempt("mseal() of it", sys_mseal(other, page) != 0);
+	if (mainline) {
+		printf("\n6. Every mapping can be sealed: one made without MAP_SEALABLE too.\n");
+		if (other == MAP_FAILED || sys_mseal(other, page)) {
+			printf("  mseal() of it failed: %s  <-- unexpected\n",
+			       strerrorname_np(errno));
+			surprises++;
+		} else {
+			printf("  %-44s sealed.\n", "mseal() of it");
+			errno = 0;
+			attempt("munmap() of it", munmap(other, page) != 0);
+		}
+	} else {
+		printf("\n6. Sealing is opt-in: a mapping made without MAP_SEALABLE cannot be sealed.\n");
+		errno = 0;
+		attempt("mseal() of it", sys_mseal(other, page) != 0);
+	}
 
 	printf("\n%s\n", surprises ? "Sealing did NOT hold: see the lines marked above." :
 	       "Every attempt was refused and the secret survived: sealing holds.");

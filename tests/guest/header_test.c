@@ -5,8 +5,11 @@
  * definitions are what gets used when the C library predates mseal().
  *
  * On a kernel without mseal(), mseal_supported() must say so, and the
- * cases that need sealing skip.
+ * cases that need sealing skip. Refused calls fail with the errno of the
+ * ABI the kernel speaks (mseal_errno(): EACCES in v6, EPERM in mainline's),
+ * and in mainline's ABI memory needs no MAP_SEALABLE to be sealed.
  */
+#include <stdio.h>
 #include <errno.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -60,7 +63,7 @@ TEST(supported_matches_kernel)
 	ASSERT_NE(MAP_FAILED, p);
 	kernel_seals = munmap(p, page) == -1;
 	if (kernel_seals)
-		ASSERT_EQ(EACCES, errno);
+		ASSERT_EQ(mseal_errno(), errno);
 
 	errno = 12345;
 	supported = mseal_supported();
@@ -91,9 +94,9 @@ TEST(mimmutable_sealable)
 
 	ASSERT_EQ(0, mimmutable(p, page));
 	ASSERT_EQ(-1, mprotect(p, page, PROT_READ));
-	ASSERT_EQ(EACCES, errno);
+	ASSERT_EQ(mseal_errno(), errno);
 	ASSERT_EQ(-1, munmap(p, page));
-	ASSERT_EQ(EACCES, errno);
+	ASSERT_EQ(mseal_errno(), errno);
 
 	/* Sealing freezes the mapping, not the data. */
 	ASSERT_EQ(0, strcmp(p, "secret"));
@@ -105,6 +108,7 @@ TEST(mimmutable_sealable)
 	ASSERT_EQ(0, mseal(p, page, 0));
 }
 
+/* Without MAP_SEALABLE: refused in the v6 ABI, sealed in mainline's. */
 TEST(mimmutable_not_sealable)
 {
 	size_t page = page_size();
@@ -114,6 +118,12 @@ TEST(mimmutable_not_sealable)
 	p = map(page, PROT_READ | PROT_WRITE, 0);
 	ASSERT_NE(MAP_FAILED, p);
 
+	if (mseal_abi() == MSEAL_ABI_MAINLINE) {
+		ASSERT_EQ(0, mimmutable(p, page));
+		ASSERT_EQ(-1, mprotect(p, page, PROT_READ));
+		ASSERT_EQ(EPERM, errno);
+		return;
+	}
 	ASSERT_EQ(-1, mimmutable(p, page));
 	ASSERT_EQ(EACCES, errno);
 	/* Nothing was sealed. */
@@ -133,7 +143,7 @@ TEST(mimmutable_rounds_len_up)
 	/* One byte seals the whole first page and nothing of the second. */
 	ASSERT_EQ(0, mimmutable(p, 1));
 	ASSERT_EQ(-1, munmap(p, page));
-	ASSERT_EQ(EACCES, errno);
+	ASSERT_EQ(mseal_errno(), errno);
 	ASSERT_EQ(0, munmap(p + page, page));
 }
 
@@ -177,10 +187,45 @@ TEST(prot_seal)
 	ASSERT_NE(MAP_FAILED, p);
 
 	ASSERT_EQ(-1, mprotect(p, page, PROT_READ | PROT_WRITE));
-	ASSERT_EQ(EACCES, errno);
+	ASSERT_EQ(mseal_errno(), errno);
 	ASSERT_EQ(-1, munmap(p, page));
-	ASSERT_EQ(EACCES, errno);
+	ASSERT_EQ(mseal_errno(), errno);
 	ASSERT_EQ(0, mseal(p, page, 0));
+}
+
+/*
+ * mseal_abi() reads /proc/sys/vm/mseal_abi on these kernels, and
+ * mseal_errno() is what the kernel answers a refused call with.
+ */
+TEST(abi_matches_kernel)
+{
+	size_t page = page_size();
+	char buf[16] = "";
+	FILE *f;
+	void *p;
+	int abi;
+
+	REQUIRE_MSEAL();
+	f = fopen("/proc/sys/vm/mseal_abi", "r");
+	ASSERT_NE(NULL, f);
+	ASSERT_NE(NULL, fgets(buf, sizeof(buf), f));
+	fclose(f);
+	abi = mseal_abi();
+	if (!strcmp(buf, "mainline\n")) {
+		ASSERT_EQ(MSEAL_ABI_MAINLINE, abi);
+		ASSERT_EQ(EPERM, mseal_errno());
+	} else {
+		ASSERT_EQ(0, strcmp(buf, "v6\n")) TH_LOG("mseal_abi: %s", buf);
+		ASSERT_EQ(MSEAL_ABI_V6, abi);
+		ASSERT_EQ(EACCES, mseal_errno());
+	}
+	TH_LOG("mseal() ABI: %s", abi == MSEAL_ABI_V6 ? "v6" : "mainline");
+
+	p = map(page, PROT_READ | PROT_SEAL, 0);
+	ASSERT_NE(MAP_FAILED, p);
+	errno = 0;
+	ASSERT_EQ(-1, munmap(p, page));
+	ASSERT_EQ(mseal_errno(), errno);
 }
 
 TEST(flags_einval)

@@ -27,7 +27,8 @@
  *
  * Calls on sealed memory (munmap, mprotect, pkey_mprotect, mremap,
  * mmap(MAP_FIXED), madvise(MADV_DONTNEED)) under the same injection must
- * fail with EACCES or ENOMEM, and change nothing.
+ * fail with EACCES (EPERM in the mainline ABI) or ENOMEM, and change
+ * nothing.
  *
  * Last, kmemleak: cleared before the test, two scans after it, and
  * /sys/kernel/debug/kmemleak must list nothing.
@@ -46,6 +47,8 @@
 
 #include <mseal.h>
 #include "kselftest.h"
+
+static int denied = EACCES;	/* a refused call's errno: EPERM in mainline's ABI */
 
 #define DBG	"/sys/kernel/debug"
 #define NPG	8		/* pages per case: [0,2) and [6,8) are guards */
@@ -337,7 +340,7 @@ static int check_region(struct region *r, const char *when)
 			if (process_vm_writev(self, &local, 1, &remote, 1, 0) == sizeof(w))
 				prot = P_RW;
 		}
-		sealed = mprotect(p, page, prot_bits(prot)) ? errno == EACCES ? 1 : 2 : 0;
+		sealed = mprotect(p, page, prot_bits(prot)) ? errno == denied ? 1 : 2 : 0;
 		if (prot != r->prot[k] || sealed != r->sealed[k]) {
 			snprintf(msg, sizeof(msg), "%s: page %d has protection %d%s, expected %d%s",
 				 when, k, prot, sealed ? sealed == 1 ? " sealed" : " (mprotect error)" : "",
@@ -508,9 +511,9 @@ static int judge_seal(const struct seal_case *c, struct region *r, long ret,
 
 	/* The proof: a range that is not sealed can be unmapped, a sealed one not. */
 	if (ret == 0) {
-		if (munmap(pg(r, c->a), (c->b - c->a) * page) != -1 || errno != EACCES ||
+		if (munmap(pg(r, c->a), (c->b - c->a) * page) != -1 || errno != denied ||
 		    mprotect(pg(r, c->a), (c->b - c->a) * page, PROT_READ | PROT_WRITE) != -1 ||
-		    errno != EACCES) {
+		    errno != denied) {
 			snprintf(msg, sizeof(msg), "the sealed range could be changed");
 			return 1;
 		}
@@ -710,10 +713,10 @@ static int judge_op(const struct op_case *c, struct region *r, long ret, int err
 		return 1;
 	}
 	n->failed++;
-	if (err != EACCES && err != ENOMEM &&
+	if (err != denied && err != ENOMEM &&
 	    !(c->op == OP_PKEY_MPROTECT && (err == EINVAL || err == ENOSYS))) {
-		snprintf(msg, sizeof(msg), "failed with %s, not EACCES or ENOMEM",
-			 strerrorname_np(err) ?: "?");
+		snprintf(msg, sizeof(msg), "failed with %s, not %s or ENOMEM",
+			 strerrorname_np(err) ?: "?", strerrorname_np(denied));
 		return 1;
 	}
 	return check_region(r, "after the refused call") || check_smaps(r, "after the refused call");
@@ -753,7 +756,7 @@ static void run_op_cases(int rounds)
 				ksft_print_msg("%s: allocation %u failing: %s\n", c->name, k, att->msg);
 				failed = 1;
 			}
-			eacces += att->ret && att->err == EACCES;
+			eacces += att->ret && att->err == denied;
 			enomem += att->ret && att->err == ENOMEM;
 			if (!att->injected)
 				break;
@@ -771,15 +774,16 @@ static void run_op_cases(int rounds)
 				ksft_print_msg("%s: random failures (%s%%): %s\n", c->name, prob, att->msg);
 				failed = 1;
 			}
-			eacces += att->ret && att->err == EACCES;
+			eacces += att->ret && att->err == denied;
 			enomem += att->ret && att->err == ENOMEM;
 		}
 		ksft_print_msg("%s: %u allocations before it is refused\n", c->name, allocs);
 	}
 	total_injected += sys.injected + rnd.injected;
 	ksft_print_msg("calls on sealed memory: one failing: %ld calls, %ld faults injected; "
-		       "random: %ld calls, %ld faults injected; %ld EACCES, %ld ENOMEM, %ld succeeded\n",
-		       sys.calls, sys.injected, rnd.calls, rnd.injected, eacces, enomem,
+		       "random: %ld calls, %ld faults injected; %ld %s, %ld ENOMEM, %ld succeeded\n",
+		       sys.calls, sys.injected, rnd.calls, rnd.injected, eacces,
+		       strerrorname_np(denied), enomem,
 		       sys.succeeded + rnd.succeeded);
 	ksft_test_result(!failed, "calls on sealed memory under allocation failures fail and change nothing\n");
 }
@@ -903,6 +907,8 @@ int main(int argc, char **argv)
 	ksft_print_header();
 	if (!mseal_supported())
 		ksft_exit_skip("mseal() is not implemented (ENOSYS)\n");
+	denied = mseal_errno();
+	ksft_print_msg("mseal() ABI: %s\n", denied == EPERM ? "mainline" : "v6");
 	if (access(DBG "/failslab/probability", W_OK) ||
 	    access(DBG "/fail_page_alloc/probability", W_OK))
 		ksft_exit_skip("no failslab and fail_page_alloc in debugfs (CONFIG_FAULT_INJECTION_DEBUG_FS, "

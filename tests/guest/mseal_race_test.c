@@ -30,12 +30,12 @@
  *
  * When mseal() succeeded, the round then tries munmap, mprotect,
  * pkey_mprotect, mremap (move, shrink, grow), mmap(MAP_FIXED) and
- * madvise(MADV_DONTNEED) on S: all must fail with EACCES (madvise only
- * where the memory is not writable) and change nothing. At the end of each
- * batch of rounds every range of the batch is checked again (nothing about
- * a sealed range may ever change) and against /proc/self/smaps, where each
- * sealed page must be in a VMA with "sl" in VmFlags and no other page may
- * be.
+ * madvise(MADV_DONTNEED) on S: all must fail with EACCES (EPERM in the
+ * mainline ABI; madvise only where the memory is not writable) and change
+ * nothing. At the end of each batch of rounds every range of the batch is
+ * checked again (nothing about a sealed range may ever change) and against
+ * /proc/self/smaps, where each sealed page must be in a VMA with "sl" in
+ * VmFlags and no other page may be.
  *
  * Sealed memory cannot be unmapped, so each batch of rounds runs in a child
  * process that maps its rounds out of one reservation and then exits.
@@ -241,6 +241,10 @@ static void report(struct pair_stats *st, const char *fmt, ...)
 
 /* --- the model ----------------------------------------------------------- */
 
+/* The ABI: mainline's seals memory mapped without MAP_SEALABLE too. */
+static int mainline;
+static int denied = EACCES;	/* errno of a refused call: EPERM in mainline's */
+
 static int any_sealed(const struct state *st, struct range r)
 {
 	for (int k = r.a; k < r.b; k++)
@@ -254,8 +258,8 @@ static int model_seal(struct state *st, struct range S)
 	for (int k = S.a; k < S.b; k++) {
 		if (!st->p[k].mapped)
 			return ENOMEM;
-		if (!st->p[k].sealable)
-			return EACCES;
+		if (!st->p[k].sealable && !mainline)
+			return denied;
 	}
 	for (int k = S.a; k < S.b; k++) {
 		st->p[k].sealed = 1;
@@ -291,18 +295,18 @@ static int model_op(struct state *st, const struct round *rd)
 	switch (rd->pair) {
 	case PR_MUNMAP:
 		if (any_sealed(st, O))
-			return EACCES;
+			return denied;
 		model_unmap(st, O.a, O.b);
 		return 0;
 	case PR_MPROTECT:
 		if (any_sealed(st, O))
-			return EACCES;
+			return denied;
 		for (int k = O.a; k < O.b; k++)
 			st->p[k].prot = P_RW;
 		return 0;
 	case PR_MOVE:
 		if (any_sealed(st, O))
-			return EACCES;
+			return denied;
 		n = O.b - O.a;
 		memcpy(moved, &st->p[O.a], n * sizeof(moved[0]));
 		model_unmap(st, O.a, O.b);
@@ -313,7 +317,7 @@ static int model_op(struct state *st, const struct round *rd)
 		int new = resizes[rd->variant].new;
 
 		if (any_sealed(st, O))
-			return EACCES;
+			return denied;
 		if (new < old) {
 			model_unmap(st, a + new, a + old);
 		} else {
@@ -328,7 +332,7 @@ static int model_op(struct state *st, const struct round *rd)
 	case PR_MADVISE_UFFD:
 		for (int k = O.a; k < O.b; k++)
 			if (st->p[k].sealed && st->p[k].prot != P_RW)
-				return EACCES;
+				return denied;
 		for (int k = O.a; k < O.b; k++) {
 			if (rd->pair == PR_MADVISE_UFFD && rd->advice == MADV_FREE)
 				st->p[k].lazy = 1;
@@ -338,7 +342,7 @@ static int model_op(struct state *st, const struct round *rd)
 		return 0;
 	case PR_MMAP_FIXED:
 		if (any_sealed(st, O))
-			return EACCES;
+			return denied;
 		for (int k = O.a; k < O.b; k++)
 			st->p[k] = (struct pg){ .mapped = 1, .prot = P_RW,
 						.sealable = rd->sealable };
@@ -379,7 +383,7 @@ static void observe(char *base, struct state *obs)
 		}
 		/* Only a sealed page refuses its own protection. */
 		if (mprotect(p, page, prot_bits(o->prot)))
-			o->sealed = errno == EACCES ? 1 : 2;
+			o->sealed = errno == denied ? 1 : 2;
 		o->tag = RES;
 		if (o->prot) {
 			const uint64_t *q = (const uint64_t *)p;
@@ -545,13 +549,13 @@ static int child_check(struct round *rd)
 		return 2;
 	}
 	if (sealed) {
-		if (munmap(pg_addr(rd->base, 0), MPG * page) != -1 || errno != EACCES ||
+		if (munmap(pg_addr(rd->base, 0), MPG * page) != -1 || errno != denied ||
 		    mprotect(pg_addr(rd->base, rd->S.a), rlen(rd->S), PROT_READ | PROT_WRITE) != -1 ||
-		    errno != EACCES ||
+		    errno != denied ||
 		    madvise(pg_addr(rd->base, rd->S.a), rlen(rd->S), MADV_DONTNEED) != -1 ||
-		    errno != EACCES) {
-			report(st, "round %lu: fork child: a call on its sealed copy did not fail with EACCES",
-			       rd->id);
+		    errno != denied) {
+			report(st, "round %lu: fork child: a call on its sealed copy did not fail with %s",
+			       rd->id, denied == EPERM ? "EPERM" : "EACCES");
 			return 2;
 		}
 	} else if (mseal(pg_addr(rd->base, rd->S.a), rlen(rd->S), 0)) {
@@ -853,7 +857,8 @@ static const char *ename(int e)
 
 /*
  * With mseal() successful: every call that would change S must fail with
- * EACCES and change nothing. Updates @st with what madvise() may discard.
+ * EACCES (EPERM in the mainline ABI) and change nothing. Updates @st with
+ * what madvise() may discard.
  */
 static int post_checks(struct round *rd, struct state *st, char *msg, size_t n)
 {
@@ -864,7 +869,7 @@ static int post_checks(struct round *rd, struct state *st, char *msg, size_t n)
 
 #define EXPECT_EACCES(what, failed) do {					\
 		int e_ = (failed) ? errno : 0;					\
-		if (e_ != EACCES) {						\
+		if (e_ != denied) {						\
 			snprintf(msg, n, "on sealed S: %s returned %s", what, ename(e_)); \
 			return 1;						\
 		}								\
@@ -1196,6 +1201,9 @@ int main(int argc, char **argv)
 	ksft_print_header();
 	if (!mseal_supported())
 		ksft_exit_skip("mseal() is not implemented (ENOSYS)\n");
+	mainline = mseal_abi() == MSEAL_ABI_MAINLINE;
+	denied = mseal_errno();
+	ksft_print_msg("mseal() ABI: %s\n", mainline ? "mainline" : "v6");
 	if (any) {
 		unsigned int plan = 0;
 
