@@ -43,7 +43,11 @@
  *		inside a hugetlb mapping off a huge page boundary;
  *	ENOMEM	part of the range is not mapped, or a mapping could not be
  *		split (vm.max_map_count reached, or out of memory);
- *	EACCES	part of the range was mapped without MAP_SEALABLE;
+ *	EACCES	(v6 ABI) part of the range was mapped without MAP_SEALABLE,
+ *		or is a read-only private mapping marked MADV_WIPEONFORK or
+ *		MADV_DONTFORK, which sealing could not keep unchanged;
+ *	EPERM	(mainline ABI) the latter case only: every mapping is
+ *		sealable there;
  *	ENOSYS	the kernel has no mseal(): it has neither this series nor
  *		mainline's mseal() (6.10 and later), or it is a 32-bit kernel.
  * On error, nothing is sealed. len is rounded up to whole pages; len 0
@@ -51,10 +55,14 @@
  * There is no way to unseal: a sealed mapping lasts until the process
  * exits or calls execve().
  *
- * Memory must opt in to sealing: map it with MAP_SEALABLE in mmap()'s
- * flags, or map it already sealed with PROT_SEAL in mmap()'s prot.
- * Operations refused on sealed memory fail with EACCES (mainline Linux
- * says EPERM; portable code should accept both).
+ * In the v6 ABI (the default) memory must opt in to sealing: map it with
+ * MAP_SEALABLE in mmap()'s flags, map it already sealed with PROT_SEAL in
+ * mmap()'s prot, or call mseal_set_sealable(1) first; operations refused
+ * on sealed memory fail with EACCES. In the mainline ABI (the kernel
+ * booted with mseal_abi=mainline, and mainline Linux) every mapping is
+ * sealable, MAP_SEALABLE is ignored, and refused operations fail with
+ * EPERM. mseal_errno() says which; portable code should accept both.
+ * In both ABIs of this series a refused call changes nothing.
  *
  * PROT_SEAL and MAP_SEALABLE exist only in this series: mainline Linux
  * 6.10 and later can seal any mapping without an opt-in and silently
@@ -64,9 +72,11 @@
  * with PROT_SEAL fails with EINVAL.
  *
  * Differences between mimmutable() here and on OpenBSD:
- *  - calls refused on sealed memory fail with EACCES here, EPERM there;
- *  - only memory mapped with MAP_SEALABLE (or PROT_SEAL) can be sealed
- *    (EACCES otherwise); OpenBSD has no opt-in;
+ *  - calls refused on sealed memory fail with EACCES here in the v6 ABI,
+ *    EPERM there (and here in the mainline ABI);
+ *  - in the v6 ABI only memory mapped with MAP_SEALABLE (or PROT_SEAL, or
+ *    after mseal_set_sealable(1)) can be sealed (EACCES otherwise);
+ *    OpenBSD has no opt-in;
  *  - no protection change is allowed after sealing, not even a reduction;
  *    OpenBSD still lets a read-write mapping become read-only;
  *  - addr must be page aligned (EINVAL otherwise) and len is rounded up
