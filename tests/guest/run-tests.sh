@@ -4,7 +4,8 @@
 #
 # usage: run-tests.sh [--abi=ABI] [--debug] [SUITE...]
 #            every /opt/mseal/bin/*_test by default; with --debug, also the
-#            *_dtest suites, which need the debug kernel (fault injection).
+#            *_dtest suites, which need the debug kernel (fault injection),
+#            and 50,000 calls of the fuzzer (mseal_fuzz) in the active ABI.
 #            Mainline 6.12's selftests (mainline_*) run where the kernel
 #            speaks mainline's ABI; elsewhere they must skip, and that is
 #            checked instead. --abi=ABI: check first that the kernel speaks
@@ -16,8 +17,10 @@ want_abi=
 case ${1:-} in
 --abi=*) want_abi=${1#--abi=}; shift ;;
 esac
+fuzz=
 if [ "${1:-}" = --debug ]; then
 	pattern='*_test *_dtest'
+	fuzz=${MSEAL_FUZZ_OPS:-50000}
 	shift
 fi
 abi=$(cat /proc/sys/vm/mseal_abi 2>/dev/null || echo none)
@@ -90,7 +93,23 @@ mainline_selftest() {
 	echo "# suite $t-on-v6 exit 0"
 }
 
+# The model-based fuzzer, in the ABI the kernel speaks (the debug runs
+# boot both): a short run, under KASAN and lockdep. make fuzz goes longer.
+fuzz_suite() {
+	echo "# suite mseal_fuzz"
+	out=$("$bin/mseal_fuzz" --ops "$fuzz" --abi "$abi" 2>&1)
+	rc=$?
+	echo "$out" | sed 's/^/# /'
+	if [ $rc -eq 0 ]; then
+		echo "ok 1 mseal_fuzz: $(echo "$out" | grep '^fuzz: ')"
+	else
+		echo "not ok 1 mseal_fuzz exited $rc"
+	fi
+	echo "# suite mseal_fuzz exit 0"
+}
+
 if [ $# -eq 0 ]; then
+	[ -z "$fuzz" ] || fuzz_suite
 	# shellcheck disable=SC2086,SC2046,SC2012 # the pattern and the list are meant to be split
 	set -- $(cd $bin && ls -- $pattern 2>/dev/null | sed '/^mainline_/d') \
 		$(cd $bin && ls -- mainline_* 2>/dev/null)
