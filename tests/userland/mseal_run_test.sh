@@ -115,7 +115,11 @@ sealed "$tmp/cat.smaps" "cat: the executable" '^/usr/bin/cat$' $want
 sealed "$tmp/cat.smaps" "cat: ld.so" "$ld" $want
 sealed "$tmp/cat.smaps" "cat: libc" "$libc" $want
 sealed "$tmp/cat.smaps" "cat: libmseal-run.so itself" '/libmseal-run\.so$' $want
-sealed "$tmp/cat.smaps" "cat: the vDSO (the kernel's business)" '^\[vdso\]$' none
+# The vDSO is the kernel's business: sealed only where the kernel seals
+# system mappings (mseal_system_mappings=on), whatever mseal-run does.
+vdso=none
+[ "$(cat /proc/sys/vm/mseal_system_mappings 2>/dev/null)" != 1 ] || vdso=all
+sealed "$tmp/cat.smaps" "cat: the vDSO (the kernel's business)" '^\[vdso\]$' $vdso
 /usr/bin/cat /proc/self/smaps >"$tmp/plain.smaps"
 sealed "$tmp/plain.smaps" "cat without mseal-run: libc" "$libc" none
 
