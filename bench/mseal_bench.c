@@ -16,20 +16,24 @@
  *
  * group: "unsealed"    nothing in the process is sealed;
  *        "sealed-proc" the same calls on unsealed memory of a process that
- *                      has sealed VMAs (the "other VMAs" are sealed, and one
- *                      more page): what a per-mm "has sealed" bit cannot
- *                      make free;
+ *                      has sealed VMAs away from the range it operates on
+ *                      (all its "other VMAs" are sealed), as a program whose
+ *                      loader sealed its libraries: what a per-mm "has
+ *                      sealed" bit cannot make free;
  *        "sealed-mem"  allowed calls on sealed memory (madvise(MADV_DONTNEED)
  *                      of sealed writable memory, page faults);
  *        "mseal"       mseal() itself (vmas = VMAs in the sealed range);
  *        "sealable-proc" (only when asked for by --groups) the sealed-proc
  *                      set-up with nothing sealed.
- * vmas:  number of other VMAs in the process (0, 1000, 10000), made of
- *        one-page mappings of alternating protections far from the
- *        benchmarked addresses, so that they neither merge nor get in the way.
- *        Every group also maps the one page that sealed-proc seals, at the
- *        same address: the layout of the VMA tree changes the cost of these
- *        calls by up to 20%, so all groups must have the same layout.
+ * vmas:  number of other VMAs the benchmark adds to the process (1, 1000,
+ *        10000; at least 1): one page far away (SEALED_PAGE) and vmas - 1
+ *        one-page mappings of alternating protections (the filler), far from
+ *        the benchmarked addresses, so that they neither merge nor get in the
+ *        way. Every group maps them at the same addresses, and only the
+ *        sealed groups seal them: the layout of the VMA tree changes the cost
+ *        of these calls by up to 20%, so all groups must have the same
+ *        layout. (Before issue 15 the filler had vmas pages and the page
+ *        came on top: "0 other VMAs" then is "1" now, with the same layout.)
  *
  * Each benchmark runs in its own child process: a warm-up, then BATCHES
  * batches of a fixed number of iterations, timed with
@@ -400,15 +404,26 @@ static double run_op(const struct op *op, struct ctx *c)
 }
 
 /*
- * @n one-page VMAs of alternating protections at FILLER_BASE (sealable if
- * @sealable): they do not merge, so the process has @n more VMAs.
+ * The @n other VMAs: the page at SEALED_PAGE and @n - 1 one-page VMAs of
+ * alternating protections at FILLER_BASE (sealable if @sealable), which do
+ * not merge, so the process has @n more VMAs.
  */
 static void make_filler(int n, int sealable)
 {
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n - 1; i++)
 		map_at(FILLER_BASE + i * PG, PG,
 		       (i & 1) ? PROT_READ : PROT_READ | PROT_WRITE,
 		       sealable ? MAP_SEALABLE : 0);
+	map_at(SEALED_PAGE, PG, PROT_READ, sealable ? MAP_SEALABLE : 0);
+}
+
+/* Seal what make_filler(@n) mapped. */
+static void seal_filler(int n)
+{
+	if (n > 1 && sys_mseal(FILLER_BASE, (n - 1) * PG, 0))
+		die("mseal (other VMAs)");
+	if (sys_mseal(SEALED_PAGE, PG, 0))
+		die("mseal (one page)");
 }
 
 static int selected(const char *list, const char *name)
@@ -463,9 +478,8 @@ struct opjob {
 };
 
 /*
- * One benchmark in a fresh process: @vmas other VMAs and one more page,
- * all sealed for the sealed groups (so that a process with no other VMAs
- * has sealed something too), mapped the same way in every group.
+ * One benchmark in a fresh process: @vmas other VMAs, all sealed for the
+ * sealed groups, mapped the same way in every group.
  */
 static void op_job(const void *arg)
 {
@@ -475,13 +489,8 @@ static void op_job(const void *arg)
 	int seal = sealable && strcmp(j->group, "sealable-proc") != 0;
 
 	make_filler(j->vmas, sealable);
-	map_at(SEALED_PAGE, PG, PROT_READ, sealable ? MAP_SEALABLE : 0);
-	if (seal) {
-		if (j->vmas && sys_mseal(FILLER_BASE, j->vmas * PG, 0))
-			die("mseal (other VMAs)");
-		if (sys_mseal(SEALED_PAGE, PG, 0))
-			die("mseal (one page)");
-	}
+	if (seal)
+		seal_filler(j->vmas);
 	report(j->group, j->op->name, j->vmas, run_op(j->op, &c), j->op->unit);
 }
 
@@ -614,8 +623,9 @@ static void check_filler(const void *arg)
 	int before = count_all_vmas();
 
 	make_filler(n, 0);
-	printf("I\t%ld other VMAs: %d VMAs in the process (%d without them)\n", n,
-	       count_all_vmas(), before);
+	printf("I\t%ld other VMAs: %d VMAs in the process (%d without them)%s\n", n,
+	       count_all_vmas(), before,
+	       count_all_vmas() == before + n ? "" : " (not as many as asked)");
 }
 
 static void raise_map_count(void)
@@ -645,7 +655,7 @@ int main(int argc, char **argv)
 	/* sealable-proc (the sealed-proc set-up, but nothing sealed): on request */
 	static const char *const groups[] = { "unsealed", "sealed-proc", "sealed-mem",
 					      "sealable-proc" };
-	const char *want_groups = NULL, *want_ops = NULL, *vmas_arg = "0,1000,10000";
+	const char *want_groups = NULL, *want_ops = NULL, *vmas_arg = "1,1000,10000";
 	long vmas[16];
 	int nvmas = 0;
 
@@ -677,6 +687,9 @@ int main(int argc, char **argv)
 		usage();
 	for (const char *p = vmas_arg; *p && nvmas < 16; p = strchr(p, ',') ? strchr(p, ',') + 1 : "")
 		vmas[nvmas++] = atol(p);
+	for (int v = 0; v < nvmas; v++)
+		if (vmas[v] < 1)
+			usage();	/* the page at SEALED_PAGE is always there */
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	raise_map_count();
