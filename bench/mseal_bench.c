@@ -35,6 +35,10 @@
  *        layout. (Before issue 15 the filler had vmas pages and the page
  *        came on top: "0 other VMAs" then is "1" now, with the same layout.)
  *
+ * On request only (--ops names them): mprotect_3vma and madvise_3vma, the
+ * calls over a range of three VMAs, where a process that has sealed
+ * something pays for the separate pass of the seal checks.
+ *
  * Each benchmark runs in its own child process: a warm-up, then BATCHES
  * batches of a fixed number of iterations, timed with
  * clock_gettime(CLOCK_MONOTONIC); the result is the median batch, per op.
@@ -329,6 +333,55 @@ static uint64_t b_pagefault(struct ctx *c, long n)
 	return sum;
 }
 
+/*
+ * A range over three VMAs: three pages, the middle one MADV_DONTFORK (a
+ * flag mprotect() keeps), so that they never merge.
+ */
+static void map_3vma(unsigned long a)
+{
+	map_at(a, 3 * PG, PROT_READ | PROT_WRITE, 0);
+	if (madvise((void *)(a + PG), PG, MADV_DONTFORK))
+		die("madvise (MADV_DONTFORK)");
+}
+
+/* mprotect() of a range of three VMAs, RW <-> R: per call. */
+static uint64_t b_mprotect_3vma(struct ctx *c, long n)
+{
+	unsigned long a = BENCH_BASE;
+	uint64_t t0, t1;
+
+	(void)c;
+	map_3vma(a);
+	t0 = now_ns();
+	for (long i = 0; i < n; i++)
+		if (mprotect((void *)a, 3 * PG, (i & 1) ? PROT_READ | PROT_WRITE : PROT_READ))
+			die("mprotect");
+	t1 = now_ns();
+	unmap(a, 3 * PG);
+	return t1 - t0;
+}
+
+/* madvise(MADV_DONTNEED) of a range of three populated VMAs: per call. */
+static uint64_t b_madvise_3vma(struct ctx *c, long n)
+{
+	unsigned long a = BENCH_BASE;
+	uint64_t sum = 0;
+
+	(void)c;
+	map_3vma(a);
+	for (long i = 0; i < n; i++) {
+		uint64_t t0;
+
+		touch(a, 3 * PG);
+		t0 = now_ns();
+		if (madvise((void *)a, 3 * PG, MADV_DONTNEED))
+			die("madvise");
+		sum += now_ns() - t0;
+	}
+	unmap(a, 3 * PG);
+	return sum;
+}
+
 /* brk() one page up, then back: per pair. */
 static uint64_t b_brk(struct ctx *c, long n)
 {
@@ -353,17 +406,21 @@ struct op {
 	long iters;		/* per run, at scale 1 */
 	const char *unit;
 	int on_sealed;		/* also run on sealed memory (sealed-mem) */
+	int on_request;		/* only when --ops names it */
 };
 
 static const struct op ops[] = {
-	{ "mmap_munmap", b_mmap_munmap, 20000, "ns/pair", 0 },
-	{ "mprotect", b_mprotect, 40000, "ns/call", 0 },
-	{ "mprotect_split", b_mprotect_split, 20000, "ns/call", 0 },
-	{ "mremap_move", b_mremap_move, 20000, "ns/call", 0 },
-	{ "mremap_grow", b_mremap_grow, 20000, "ns/pair", 0 },
-	{ "madvise_dontneed", b_madvise_dontneed, 20000, "ns/call", 1 },
-	{ "brk", b_brk, 20000, "ns/pair", 0 },
-	{ "pagefault", b_pagefault, 40000, "ns/fault", 1 },
+	{ "mmap_munmap", b_mmap_munmap, 20000, "ns/pair", 0, 0 },
+	{ "mprotect", b_mprotect, 40000, "ns/call", 0, 0 },
+	{ "mprotect_split", b_mprotect_split, 20000, "ns/call", 0, 0 },
+	{ "mremap_move", b_mremap_move, 20000, "ns/call", 0, 0 },
+	{ "mremap_grow", b_mremap_grow, 20000, "ns/pair", 0, 0 },
+	{ "madvise_dontneed", b_madvise_dontneed, 20000, "ns/call", 1, 0 },
+	{ "brk", b_brk, 20000, "ns/pair", 0, 0 },
+	{ "pagefault", b_pagefault, 40000, "ns/fault", 1, 0 },
+	/* Ranges over several VMAs: the seal checks' separate pass. */
+	{ "mprotect_3vma", b_mprotect_3vma, 20000, "ns/call", 0, 1 },
+	{ "madvise_3vma", b_madvise_3vma, 20000, "ns/call", 0, 1 },
 };
 #define NOPS (sizeof(ops) / sizeof(ops[0]))
 
@@ -707,7 +764,8 @@ int main(int argc, char **argv)
 			for (size_t k = 0; k < NOPS; k++) {
 				struct opjob j = { &ops[k], groups[g], (int)vmas[v] };
 
-				if (!selected(want_ops, ops[k].name))
+				if (!selected(want_ops, ops[k].name) ||
+				    (ops[k].on_request && !want_ops))
 					continue;
 				if (g == 2 && !ops[k].on_sealed)
 					continue;
