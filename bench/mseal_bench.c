@@ -24,7 +24,9 @@
  *                      of sealed writable memory, page faults);
  *        "mseal"       mseal() itself (vmas = VMAs in the sealed range);
  *        "sealable-proc" (only when asked for by --groups) the sealed-proc
- *                      set-up with nothing sealed.
+ *                      set-up with nothing sealed;
+ *        "sealed1-proc" (only when asked for by --groups) the sealed-proc
+ *                      set-up with only the page at SEALED_PAGE sealed.
  * vmas:  number of other VMAs the benchmark adds to the process (1, 1000,
  *        10000; at least 1): one page far away (SEALED_PAGE) and vmas - 1
  *        one-page mappings of alternating protections (the filler), far from
@@ -546,8 +548,12 @@ static void op_job(const void *arg)
 	int seal = sealable && strcmp(j->group, "sealable-proc") != 0;
 
 	make_filler(j->vmas, sealable);
-	if (seal)
+	if (seal && !strcmp(j->group, "sealed1-proc")) {
+		if (sys_mseal(SEALED_PAGE, PG, 0))
+			die("mseal (one page)");
+	} else if (seal) {
 		seal_filler(j->vmas);
+	}
 	report(j->group, j->op->name, j->vmas, run_op(j->op, &c), j->op->unit);
 }
 
@@ -709,9 +715,9 @@ static void usage(void)
 
 int main(int argc, char **argv)
 {
-	/* sealable-proc (the sealed-proc set-up, but nothing sealed): on request */
+	/* sealable-proc, sealed1-proc (variants of sealed-proc): on request */
 	static const char *const groups[] = { "unsealed", "sealed-proc", "sealed-mem",
-					      "sealable-proc" };
+					      "sealable-proc", "sealed1-proc" };
 	const char *want_groups = NULL, *want_ops = NULL, *vmas_arg = "1,1000,10000";
 	long vmas[16];
 	int nvmas = 0;
@@ -758,7 +764,7 @@ int main(int argc, char **argv)
 	for (int v = 0; v < nvmas; v++)
 		in_child(check_filler, &vmas[v], "check_filler");
 	for (size_t g = 0; g < sizeof(groups) / sizeof(groups[0]); g++) {
-		if (!selected(want_groups, groups[g]) || (g == 3 && !want_groups))
+		if (!selected(want_groups, groups[g]) || (g >= 3 && !want_groups))
 			continue;
 		for (int v = 0; v < nvmas; v++) {
 			for (size_t k = 0; k < NOPS; k++) {
@@ -769,7 +775,7 @@ int main(int argc, char **argv)
 					continue;
 				if (g == 2 && !ops[k].on_sealed)
 					continue;
-				if ((g == 1 || g == 2) && !have_mseal) {
+				if ((g == 1 || g == 2 || g == 4) && !have_mseal) {
 					skip(groups[g], ops[k].name, vmas[v], "no mseal()");
 					continue;
 				}
