@@ -16,20 +16,30 @@
  *
  * group: "unsealed"    nothing in the process is sealed;
  *        "sealed-proc" the same calls on unsealed memory of a process that
- *                      has sealed VMAs (the "other VMAs" are sealed, and one
- *                      more page): what a per-mm "has sealed" bit cannot
- *                      make free;
+ *                      has sealed VMAs away from the range it operates on
+ *                      (all its "other VMAs" are sealed), as a program whose
+ *                      loader sealed its libraries: what a per-mm "has
+ *                      sealed" bit cannot make free;
  *        "sealed-mem"  allowed calls on sealed memory (madvise(MADV_DONTNEED)
  *                      of sealed writable memory, page faults);
  *        "mseal"       mseal() itself (vmas = VMAs in the sealed range);
  *        "sealable-proc" (only when asked for by --groups) the sealed-proc
- *                      set-up with nothing sealed.
- * vmas:  number of other VMAs in the process (0, 1000, 10000), made of
- *        one-page mappings of alternating protections far from the
- *        benchmarked addresses, so that they neither merge nor get in the way.
- *        Every group also maps the one page that sealed-proc seals, at the
- *        same address: the layout of the VMA tree changes the cost of these
- *        calls by up to 20%, so all groups must have the same layout.
+ *                      set-up with nothing sealed;
+ *        "sealed1-proc" (only when asked for by --groups) the sealed-proc
+ *                      set-up with only the page at SEALED_PAGE sealed.
+ * vmas:  number of other VMAs the benchmark adds to the process (1, 1000,
+ *        10000; at least 1): one page far away (SEALED_PAGE) and vmas - 1
+ *        one-page mappings of alternating protections (the filler), far from
+ *        the benchmarked addresses, so that they neither merge nor get in the
+ *        way. Every group maps them at the same addresses, and only the
+ *        sealed groups seal them: the layout of the VMA tree changes the cost
+ *        of these calls by up to 20%, so all groups must have the same
+ *        layout. (Before issue 15 the filler had vmas pages and the page
+ *        came on top: "0 other VMAs" then is "1" now, with the same layout.)
+ *
+ * On request only (--ops names them): mprotect_3vma and madvise_3vma, the
+ * calls over a range of three VMAs, where a process that has sealed
+ * something pays for the separate pass of the seal checks.
  *
  * Each benchmark runs in its own child process: a warm-up, then BATCHES
  * batches of a fixed number of iterations, timed with
@@ -325,6 +335,55 @@ static uint64_t b_pagefault(struct ctx *c, long n)
 	return sum;
 }
 
+/*
+ * A range over three VMAs: three pages, the middle one MADV_DONTFORK (a
+ * flag mprotect() keeps), so that they never merge.
+ */
+static void map_3vma(unsigned long a)
+{
+	map_at(a, 3 * PG, PROT_READ | PROT_WRITE, 0);
+	if (madvise((void *)(a + PG), PG, MADV_DONTFORK))
+		die("madvise (MADV_DONTFORK)");
+}
+
+/* mprotect() of a range of three VMAs, RW <-> R: per call. */
+static uint64_t b_mprotect_3vma(struct ctx *c, long n)
+{
+	unsigned long a = BENCH_BASE;
+	uint64_t t0, t1;
+
+	(void)c;
+	map_3vma(a);
+	t0 = now_ns();
+	for (long i = 0; i < n; i++)
+		if (mprotect((void *)a, 3 * PG, (i & 1) ? PROT_READ | PROT_WRITE : PROT_READ))
+			die("mprotect");
+	t1 = now_ns();
+	unmap(a, 3 * PG);
+	return t1 - t0;
+}
+
+/* madvise(MADV_DONTNEED) of a range of three populated VMAs: per call. */
+static uint64_t b_madvise_3vma(struct ctx *c, long n)
+{
+	unsigned long a = BENCH_BASE;
+	uint64_t sum = 0;
+
+	(void)c;
+	map_3vma(a);
+	for (long i = 0; i < n; i++) {
+		uint64_t t0;
+
+		touch(a, 3 * PG);
+		t0 = now_ns();
+		if (madvise((void *)a, 3 * PG, MADV_DONTNEED))
+			die("madvise");
+		sum += now_ns() - t0;
+	}
+	unmap(a, 3 * PG);
+	return sum;
+}
+
 /* brk() one page up, then back: per pair. */
 static uint64_t b_brk(struct ctx *c, long n)
 {
@@ -349,17 +408,21 @@ struct op {
 	long iters;		/* per run, at scale 1 */
 	const char *unit;
 	int on_sealed;		/* also run on sealed memory (sealed-mem) */
+	int on_request;		/* only when --ops names it */
 };
 
 static const struct op ops[] = {
-	{ "mmap_munmap", b_mmap_munmap, 20000, "ns/pair", 0 },
-	{ "mprotect", b_mprotect, 40000, "ns/call", 0 },
-	{ "mprotect_split", b_mprotect_split, 20000, "ns/call", 0 },
-	{ "mremap_move", b_mremap_move, 20000, "ns/call", 0 },
-	{ "mremap_grow", b_mremap_grow, 20000, "ns/pair", 0 },
-	{ "madvise_dontneed", b_madvise_dontneed, 20000, "ns/call", 1 },
-	{ "brk", b_brk, 20000, "ns/pair", 0 },
-	{ "pagefault", b_pagefault, 40000, "ns/fault", 1 },
+	{ "mmap_munmap", b_mmap_munmap, 20000, "ns/pair", 0, 0 },
+	{ "mprotect", b_mprotect, 40000, "ns/call", 0, 0 },
+	{ "mprotect_split", b_mprotect_split, 20000, "ns/call", 0, 0 },
+	{ "mremap_move", b_mremap_move, 20000, "ns/call", 0, 0 },
+	{ "mremap_grow", b_mremap_grow, 20000, "ns/pair", 0, 0 },
+	{ "madvise_dontneed", b_madvise_dontneed, 20000, "ns/call", 1, 0 },
+	{ "brk", b_brk, 20000, "ns/pair", 0, 0 },
+	{ "pagefault", b_pagefault, 40000, "ns/fault", 1, 0 },
+	/* Ranges over several VMAs: the seal checks' separate pass. */
+	{ "mprotect_3vma", b_mprotect_3vma, 20000, "ns/call", 0, 1 },
+	{ "madvise_3vma", b_madvise_3vma, 20000, "ns/call", 0, 1 },
 };
 #define NOPS (sizeof(ops) / sizeof(ops[0]))
 
@@ -400,15 +463,26 @@ static double run_op(const struct op *op, struct ctx *c)
 }
 
 /*
- * @n one-page VMAs of alternating protections at FILLER_BASE (sealable if
- * @sealable): they do not merge, so the process has @n more VMAs.
+ * The @n other VMAs: the page at SEALED_PAGE and @n - 1 one-page VMAs of
+ * alternating protections at FILLER_BASE (sealable if @sealable), which do
+ * not merge, so the process has @n more VMAs.
  */
 static void make_filler(int n, int sealable)
 {
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n - 1; i++)
 		map_at(FILLER_BASE + i * PG, PG,
 		       (i & 1) ? PROT_READ : PROT_READ | PROT_WRITE,
 		       sealable ? MAP_SEALABLE : 0);
+	map_at(SEALED_PAGE, PG, PROT_READ, sealable ? MAP_SEALABLE : 0);
+}
+
+/* Seal what make_filler(@n) mapped. */
+static void seal_filler(int n)
+{
+	if (n > 1 && sys_mseal(FILLER_BASE, (n - 1) * PG, 0))
+		die("mseal (other VMAs)");
+	if (sys_mseal(SEALED_PAGE, PG, 0))
+		die("mseal (one page)");
 }
 
 static int selected(const char *list, const char *name)
@@ -463,9 +537,8 @@ struct opjob {
 };
 
 /*
- * One benchmark in a fresh process: @vmas other VMAs and one more page,
- * all sealed for the sealed groups (so that a process with no other VMAs
- * has sealed something too), mapped the same way in every group.
+ * One benchmark in a fresh process: @vmas other VMAs, all sealed for the
+ * sealed groups, mapped the same way in every group.
  */
 static void op_job(const void *arg)
 {
@@ -475,12 +548,11 @@ static void op_job(const void *arg)
 	int seal = sealable && strcmp(j->group, "sealable-proc") != 0;
 
 	make_filler(j->vmas, sealable);
-	map_at(SEALED_PAGE, PG, PROT_READ, sealable ? MAP_SEALABLE : 0);
-	if (seal) {
-		if (j->vmas && sys_mseal(FILLER_BASE, j->vmas * PG, 0))
-			die("mseal (other VMAs)");
+	if (seal && !strcmp(j->group, "sealed1-proc")) {
 		if (sys_mseal(SEALED_PAGE, PG, 0))
 			die("mseal (one page)");
+	} else if (seal) {
+		seal_filler(j->vmas);
 	}
 	report(j->group, j->op->name, j->vmas, run_op(j->op, &c), j->op->unit);
 }
@@ -614,8 +686,9 @@ static void check_filler(const void *arg)
 	int before = count_all_vmas();
 
 	make_filler(n, 0);
-	printf("I\t%ld other VMAs: %d VMAs in the process (%d without them)\n", n,
-	       count_all_vmas(), before);
+	printf("I\t%ld other VMAs: %d VMAs in the process (%d without them)%s\n", n,
+	       count_all_vmas(), before,
+	       count_all_vmas() == before + n ? "" : " (not as many as asked)");
 }
 
 static void raise_map_count(void)
@@ -642,10 +715,10 @@ static void usage(void)
 
 int main(int argc, char **argv)
 {
-	/* sealable-proc (the sealed-proc set-up, but nothing sealed): on request */
+	/* sealable-proc, sealed1-proc (variants of sealed-proc): on request */
 	static const char *const groups[] = { "unsealed", "sealed-proc", "sealed-mem",
-					      "sealable-proc" };
-	const char *want_groups = NULL, *want_ops = NULL, *vmas_arg = "0,1000,10000";
+					      "sealable-proc", "sealed1-proc" };
+	const char *want_groups = NULL, *want_ops = NULL, *vmas_arg = "1,1000,10000";
 	long vmas[16];
 	int nvmas = 0;
 
@@ -677,6 +750,9 @@ int main(int argc, char **argv)
 		usage();
 	for (const char *p = vmas_arg; *p && nvmas < 16; p = strchr(p, ',') ? strchr(p, ',') + 1 : "")
 		vmas[nvmas++] = atol(p);
+	for (int v = 0; v < nvmas; v++)
+		if (vmas[v] < 1)
+			usage();	/* the page at SEALED_PAGE is always there */
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	raise_map_count();
@@ -688,17 +764,18 @@ int main(int argc, char **argv)
 	for (int v = 0; v < nvmas; v++)
 		in_child(check_filler, &vmas[v], "check_filler");
 	for (size_t g = 0; g < sizeof(groups) / sizeof(groups[0]); g++) {
-		if (!selected(want_groups, groups[g]) || (g == 3 && !want_groups))
+		if (!selected(want_groups, groups[g]) || (g >= 3 && !want_groups))
 			continue;
 		for (int v = 0; v < nvmas; v++) {
 			for (size_t k = 0; k < NOPS; k++) {
 				struct opjob j = { &ops[k], groups[g], (int)vmas[v] };
 
-				if (!selected(want_ops, ops[k].name))
+				if (!selected(want_ops, ops[k].name) ||
+				    (ops[k].on_request && !want_ops))
 					continue;
 				if (g == 2 && !ops[k].on_sealed)
 					continue;
-				if ((g == 1 || g == 2) && !have_mseal) {
+				if ((g == 1 || g == 2 || g == 4) && !have_mseal) {
 					skip(groups[g], ops[k].name, vmas[v], "no mseal()");
 					continue;
 				}
