@@ -361,38 +361,35 @@ static int madv_valid(long b)
 	return 0;	/* also MERGEABLE/UNMERGEABLE: no CONFIG_KSM */
 }
 /*
- * is_ro_anon(): private anonymous memory that the calling thread cannot
- * write (no PROT_WRITE, or its pkey denies writes in PKRU).
+ * Pages whose contents madvise() may not discard once sealed: private
+ * anonymous memory that the calling thread cannot write (no PROT_WRITE, or
+ * its pkey denies writes in PKRU) and, with rule_file_anon, such private
+ * file mappings that hold private copies (the VMA has an anon_vma).
  */
-static int ro_anon(const struct model *m, const struct mpage *p)
+static int discard_protectable(const struct model *m, const struct mpage *p)
 {
-	return p->mapped && p->obj < 0 && !p->shared &&
-	       (!(p->prot & PROT_WRITE) || !pkru_allows(m->pkru, p->pkey, 1));
-}
-
-/*
- * Sealed pages whose contents madvise() may not discard: read-only private
- * anonymous memory and, with rule_file_anon, read-only private file
- * mappings that hold private copies (the VMA has an anon_vma).
- */
-static int discard_protected(const struct model *m, const struct mpage *p)
-{
-	if (!p->mapped || !p->sealed || p->shared)
+	if (!p->mapped || p->shared)
 		return 0;
 	if ((p->prot & PROT_WRITE) && pkru_allows(m->pkru, p->pkey, 1))
 		return 0;
 	return p->obj < 0 || (rule_file_anon && p->av);
 }
 
+static int discard_protected(const struct model *m, const struct mpage *p)
+{
+	return p->sealed && discard_protectable(m, p);
+}
+
 /*
  * rule_fork_advice: mseal() refuses memory it would protect from
- * discarding while it carries MADV_WIPEONFORK or MADV_DONTFORK (fork()
- * would wipe or drop it in the child).
+ * discarding (read-only private anonymous memory, and read-only private
+ * file mappings holding private copies) while it carries MADV_WIPEONFORK
+ * or MADV_DONTFORK: fork() would wipe or drop it in the child.
  */
 static int fork_advice_refused(const struct model *m, const struct mpage *p)
 {
 	return rule_fork_advice && (p->fl & (FL_WF | FL_DC)) && !p->sealed &&
-	       ro_anon(m, p);
+	       discard_protectable(m, p);
 }
 
 static int madv_discard(long b)
@@ -700,11 +697,19 @@ static void move_pages(struct model *m, long ps, long oldn, long newn,
 		np[i].ureg = 0;
 	}
 	if (dontunmap) {
-		/* The old VMA may get a new pgoff and no anon_vma: new gen. */
+		/*
+		 * The old VMA may get a new pgoff and no anon_vma: new gen. It
+		 * loses its anon_vma when the move took all of it (move_vma()
+		 * unlinks it then): no private copies are left to protect.
+		 */
+		int whole = kvstart[ps] == ps && kvend[ps] == ps + oldn;
+
 		m->gen++;
 		for (long i = ps; i < ps + oldn; i++) {
 			zap(&m->p[i]);
 			m->p[i].gen = m->gen;
+			if (whole)
+				m->p[i].av = 0;
 		}
 	} else {
 		unmap_pages(m, ps, ps + oldn);
