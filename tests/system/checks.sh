@@ -85,7 +85,8 @@ check "udevadm info: /dev/vda is a disk with a dos partition table" \
 	sh -c "udevadm info --query=property /dev/vda | grep -qx 'ID_PART_TABLE_TYPE=dos'"
 check "udevadm trigger of the command disk is processed (by-label link kept)" \
 	sh -c "udevadm trigger --action=change --settle /dev/vdb && test -L /dev/disk/by-label/mseal-cmd"
-check "agetty runs on the serial console" sh -c "pgrep -x agetty -a | grep -q ttyS0"
+check "agetty runs on the serial console and on tty1" \
+	sh -c "ps -C agetty -o tty= | grep -qx ' *ttyS0' && ps -C agetty -o tty= | grep -qx ' *tty1'"
 end services
 
 # -- real programs (tests/run compares the digests with the control's).
