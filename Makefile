@@ -8,7 +8,7 @@
 SHELL := /bin/bash
 DEPS := tools/deps
 
-.PHONY: help deps tree build run test shell check test-debug test-load fuzz bench bench-startup deb deb-user trinity
+.PHONY: help deps tree build run test shell check test-debug test-load fuzz bench bench-startup deb deb-user trinity system
 
 help:
 	@echo "make run     build the sealed kernel and boot it: watch mseal() at work"
@@ -26,6 +26,9 @@ help:
 	@echo "                 baseline against patched (v6, mainline ABI): microbenchmarks, stress-ng"
 	@echo "make deb         Debian packages of the sealed kernel (Debian's cloud config)"
 	@echo "                 and of mseal-run (make deb-user: that one alone)"
+	@echo "make system      a Debian 12 image with those packages installed by dpkg,"
+	@echo "                 booted with systemd and system-wide sealing on: the checks"
+	@echo "                 (tools/system runs a command there)"
 
 deps:
 	@$(DEPS)
@@ -80,3 +83,7 @@ deb: deps
 
 deb-user: deps
 	@tools/deb-user
+
+# Not in CI: ~40 min cold for the packages alone on 2 cores (issue 16).
+system: deps
+	@tests/system/run

@@ -1,0 +1,134 @@
+#!/bin/sh
+# In the Debian system, as root (tests/system/run boots it with tools/system
+# and puts this and its companions in the working directory): the checks of
+# make system, in TAP, each suite framed by "# suite NAME" and
+# "# suite NAME exit N" as tests/guest/run-tests.sh frames them.
+#
+# usage: checks.sh sealed|unsealed v6|mainline
+#   sealed    system-wide sealing on (mseal-run --system on): every process
+#             must be sealed; unsealed: the control, where none may be
+#   v6|mainline   the ABI the kernel must speak (/proc/sys/vm/mseal_abi)
+#
+# Companions (in the working directory): sealed.py, workload.sh, optout.py, logscan
+# (tools/logscan), opt-mseal.tar (the guest programs of tools/guest,
+# unpacked into /opt/mseal). MSEAL_FUZZ_OPS: the fuzzer's length (20000).
+expect=${1:-} abi=${2:-}
+case $expect/$abi in
+sealed/v6 | sealed/mainline | unsealed/v6) ;;
+*) echo "usage: checks.sh sealed|unsealed v6|mainline" >&2; exit 2 ;;
+esac
+here=$(pwd)
+n=0
+ok() { n=$((n + 1)); echo "ok $n $*"; }
+notok() { n=$((n + 1)); echo "not ok $n $*"; }
+check() { # check DESCRIPTION COMMAND...
+	d=$1
+	shift
+	if "$@"; then ok "$d"; else notok "$d"; fi
+}
+suite() { n=0; echo "# suite $1"; }
+end() { echo "# suite $1 exit ${2:-0}"; }
+has() { grep -q -- "$1" "$2"; }
+
+# -- the system: booted from its disk, the packaged kernel, the switch.
+suite system
+state=$(systemctl is-system-running)
+if [ "$state" = running ]; then
+	ok "systemctl is-system-running: running"
+else
+	notok "systemctl is-system-running: $state"
+	systemctl --failed --no-legend --no-pager | sed 's/^/#   /'
+fi
+release=$(uname -r)
+echo "# uname -r: $release; /proc/cmdline: $(cat /proc/cmdline)"
+check "the kernel is the packaged one ($release), installed by dpkg" \
+	sh -c "dpkg-query -W -f='\${Status}' linux-image-$release | grep -q 'install ok installed'"
+check "its initramfs was made by Debian's hooks (/boot/initrd.img-$release)" \
+	test -s "/boot/initrd.img-$release"
+check "GRUB booted it from the disk (BOOT_IMAGE=/boot/vmlinuz-$release, root=UUID=)" \
+	sh -c "grep -q 'BOOT_IMAGE=/boot/vmlinuz-$release .*root=UUID=' /proc/cmdline"
+kabi=$(cat /proc/sys/vm/mseal_abi 2>/dev/null || echo none)
+check "the kernel speaks the $abi ABI (/proc/sys/vm/mseal_abi: $kabi)" test "$kabi" = "$abi"
+mseal-run --system status >status.out 2>&1
+src=$?
+sed 's/^/#   /' status.out
+if [ "$expect" = sealed ]; then
+	check "mseal-run --system status: on" test $src -eq 0
+	check "PID 1 started through init=/usr/sbin/mseal-init" has 'init=/usr/sbin/mseal-init' /proc/cmdline
+	[ "$abi" != v6 ] ||
+		check "this process maps sealable (the init wrapper's opt-in, inherited)" has 'this process: maps sealable' status.out
+else
+	check "mseal-run --system status: off (exit 3)" test $src -eq 3
+	check "no init=/usr/sbin/mseal-init on the control's command line" sh -c '! grep -q mseal-init /proc/cmdline'
+fi
+end system
+
+# -- every process sealed (or, in the control, none).
+suite sealing
+python3 ./sealed.py "$expect"
+end sealing $?
+
+# -- journald, udev, the gettys and the other services keep working.
+suite services
+for u in systemd-journald systemd-udevd systemd-logind dbus cron serial-getty@ttyS0 getty@tty1; do
+	check "systemctl is-active $u" sh -c "systemctl is-active --quiet $u"
+done
+marker="mseal-system-$$-$(date +%s)"
+logger -t mseal-system "$marker"
+journalctl --sync 2>/dev/null
+check "journald records a message (logger, journalctl -t)" \
+	sh -c "journalctl -b -t mseal-system --no-pager | grep -q '$marker'"
+check "journalctl shows this boot's entries from systemd and the kernel" \
+	sh -c "[ \$(journalctl -b --no-pager | wc -l) -gt 100 ] && journalctl -b -k --no-pager | grep -q 'Linux version $release'"
+check "udevadm settle" udevadm settle --timeout=60
+check "udevadm info: /dev/vda is a disk with a dos partition table" \
+	sh -c "udevadm info --query=property /dev/vda | grep -qx 'ID_PART_TABLE_TYPE=dos'"
+check "udevadm trigger of the command disk is processed (by-label link kept)" \
+	sh -c "udevadm trigger --action=change --settle /dev/vdb && test -L /dev/disk/by-label/mseal-cmd"
+check "agetty runs on the serial console and on tty1" \
+	sh -c "ps -C agetty -o tty= | grep -qx ' *ttyS0' && ps -C agetty -o tty= | grep -qx ' *tty1'"
+end services
+
+# -- real programs (tests/run compares the digests with the control's).
+suite workload
+sh ./workload.sh
+end workload $?
+
+# -- the project's guest suites, static programs, and the fuzzer.
+tar -xf opt-mseal.tar -C /
+# The suites and the fuzzer's model are written for a process that has not
+# opted in to sealing; with sealing on, every process has, in both ABIs (the
+# init wrapper is on the command line in both; see optout.py): they run
+# opted out. In the mainline ABI the opt-in still marks every mapping
+# sealable, which mseal_test's merge checks and mseal_paths_test's
+# v6-only refusal see.
+optout=
+[ "$expect" != sealed ] || optout="python3 ./optout.py"
+$optout /opt/mseal/bin/run-tests.sh --abi="$abi" mseal_test mseal_paths_test mseal_elf_test \
+	mseal_peer_test mseal_race_test header_test mainline_mseal_test mainline_seal_elf
+# mseal-run's own tests compare sealed runs with plain ones: plain runs exist
+# only where ld.so.preload does not seal everything, on the control.
+if [ "$expect" = unsealed ]; then
+	suite mseal_run_test
+	/opt/mseal/bin/mseal_run_test
+	end mseal_run_test $?
+fi
+suite mseal_fuzz
+ops=${MSEAL_FUZZ_OPS:-20000}
+$optout /opt/mseal/bin/mseal_fuzz --ops "$ops" --abi "$abi" >fuzz.out 2>&1
+rc=$?
+sed 's/^/# /' fuzz.out | tail -n 5
+check "mseal_fuzz --ops $ops --abi $abi: $(grep '^fuzz: ' fuzz.out | tail -n 1)" test $rc -eq 0
+end mseal_fuzz
+
+# -- the kernel log, after all of it.
+suite kernel-log
+dmesg >dmesg.out
+if ./logscan dmesg.out >splats.out; then
+	ok "the kernel log is clean ($(wc -l <dmesg.out) lines, tools/logscan)"
+else
+	notok "the kernel log shows problems:"
+	sed 's/^/#   /' splats.out | head -n 20
+fi
+end kernel-log
+cd "$here" || exit 1
