@@ -345,6 +345,8 @@ void gen_op(const struct model *m, struct op *o, int idx, int seqno)
 			o->a[2] = disc[rn(6)];
 		else
 			o->a[2] = rn(26);
+		if (have_ksm && (o->a[2] == B_MERGEABLE || o->a[2] == B_UNMERGEABLE))
+			o->a[2] = B_NORMAL;
 		/* discarding advice on sealed memory, any kind of it */
 		if (sealing && chance(8))
 			pick_sealed(m, o, disc[rn(6)]);

@@ -10,7 +10,7 @@
 unsigned long A;		/* arena start */
 unsigned long B0;	/* program break at startup */
 int sealing = 1;		/* patched-kernel semantics (not --baseline) */
-int use_smaps = 1, seal_cmp = 1, smaps_every = 8, verbose;
+int use_smaps = 1, seal_cmp = 1, smaps_every = 8, verbose, have_ksm;
 int key1 = -1, key2 = -1;
 int have_pkeys = 1;	/* see fuzz.h: arm64 has no protection keys */
 int memfd[2] = { -1, -1 };
@@ -193,6 +193,12 @@ int main(int argc, char **argv)
 		       ((unsigned long long)getpid() << 20);
 	}
 	out("mseal_fuzz: seed %llu\n", seed);
+	/*
+	 * With CONFIG_KSM (Debian's kernels), MADV_MERGEABLE and
+	 * MADV_UNMERGEABLE are valid and change VMA flags, which the model
+	 * does not follow: the generator leaves them out there.
+	 */
+	have_ksm = !access("/sys/kernel/mm/ksm", F_OK);
 
 	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
 		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
