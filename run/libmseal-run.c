@@ -24,8 +24,9 @@
  * of the executable and of ld.so: mseal() fails with ENOMEM on a hole), each
  * segment on its own. The vDSO is the kernel's business and is left alone.
  *
- * Failures: ENOSYS (no mseal() in the kernel) turns sealing off silently;
- * any other failure leaves that object unsealed and prints one warning for
+ * Failures: ENOSYS (no mseal() in the kernel) turns sealing off silently,
+ * or with one warning where the kernel has mseal() (a seccomp filter that
+ * does not know it: see mseal-run-generator); any other failure leaves that object unsealed and prints one warning for
  * the whole process; MSEAL_RUN_FATAL=1 makes it fatal instead (exit 127,
  * before main(), like ld.so's own failures). MSEAL_RUN=0 turns sealing off,
  * MSEAL_RUN_VERBOSE=1 prints what was done. All three are ignored in
@@ -244,13 +245,31 @@ static void report(void)
 		_exit(127);
 }
 
+/*
+ * ENOSYS: a kernel without mseal(), and the process runs unsealed, silently;
+ * or a kernel that has it (it publishes /proc/sys/vm/mseal_abi) and a
+ * seccomp filter that does not know the call (systemd 252's return ENOSYS
+ * for what their libseccomp cannot name): one warning, as for any object
+ * left unsealed, and fatal with MSEAL_RUN_FATAL=1.
+ */
+static void no_mseal(void)
+{
+	state = OFF;
+	if (access("/proc/sys/vm/mseal_abi", F_OK))
+		return;
+	say("%s: mseal() fails with ENOSYS on a kernel that has it (a seccomp filter "
+	    "that predates it?): this process is not sealed", fatal ? "error" : "warning");
+	if (fatal)
+		_exit(127);
+}
+
 static void seal_list(struct list *l, const unsigned char *pick)
 {
 	for (size_t i = 0; i < l->n && state == ACTIVE; i++) {
 		if (pick && !pick[i])
 			continue;
 		if (seal_obj(&l->v[i]) && errno == ENOSYS)
-			state = OFF;	/* no mseal(): silent */
+			no_mseal();
 	}
 }
 

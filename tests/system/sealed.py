@@ -96,6 +96,18 @@ def check_object(vmas, path, elf, what):
     return problems
 
 
+def seccomp(pid):
+    """ " (under a seccomp filter)" if PID runs under one, else ""."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("Seccomp:") and line.split()[1] == "2":
+                    return " (under a seccomp filter)"
+    except OSError:
+        pass
+    return ""
+
+
 def main():
     if len(sys.argv) != 2 or sys.argv[1] not in ("sealed", "unsealed"):
         print("usage: sealed.py sealed|unsealed", file=sys.stderr)
@@ -137,7 +149,7 @@ def main():
         print(f"# statically linked, not counted: {s}")
     if expect == "sealed":
         for pid, comm, exe, problems, _ in unsealed:
-            print(f"# not sealed: {pid} {comm} ({exe}): " + "; ".join(problems[:4]))
+            print(f"# not sealed: {pid} {comm} ({exe}){seccomp(pid)}: " + "; ".join(problems[:4]))
         ok = total > 0 and sealed == total
         what = f"every process with an executable is sealed: {sealed}/{total}"
     else:
