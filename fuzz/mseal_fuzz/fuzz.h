@@ -281,7 +281,7 @@ struct kpage {
 extern unsigned long A;		/* arena start */
 extern unsigned long B0;	/* program break at startup */
 extern int sealing;		/* patched-kernel semantics (not --baseline) */
-extern int use_smaps, seal_cmp, smaps_every, verbose, have_ksm;
+extern int use_smaps, seal_cmp, smaps_every, verbose, have_ksm, have_swap;
 extern int key1, key2;
 extern int memfd[2];
 extern int shmid;

@@ -10,7 +10,7 @@
 unsigned long A;		/* arena start */
 unsigned long B0;	/* program break at startup */
 int sealing = 1;		/* patched-kernel semantics (not --baseline) */
-int use_smaps = 1, seal_cmp = 1, smaps_every = 8, verbose, have_ksm;
+int use_smaps = 1, seal_cmp = 1, smaps_every = 8, verbose, have_ksm, have_swap;
 int key1 = -1, key2 = -1;
 int have_pkeys = 1;	/* see fuzz.h: arm64 has no protection keys */
 int memfd[2] = { -1, -1 };
@@ -199,6 +199,8 @@ int main(int argc, char **argv)
 	 * does not follow: the generator leaves them out there.
 	 */
 	have_ksm = !access("/sys/kernel/mm/ksm", F_OK);
+	/* /proc/swaps exists with CONFIG_SWAP only (mm/swapfile.c) */
+	have_swap = !access("/proc/swaps", F_OK);
 
 	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
 		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);

@@ -417,8 +417,9 @@ static long madv_page(struct model *m, long i, long b)
 	case B_RANDOM: p->fl = (p->fl & ~FL_SR) | FL_RR; break;
 	case B_SEQUENTIAL: p->fl = (p->fl & ~FL_RR) | FL_SR; break;
 	case B_WILLNEED:
-		if (p->obj < 0)
-			return -EBADF;	/* !CONFIG_SWAP */
+		/* anonymous memory: swap-in with CONFIG_SWAP, else EBADF */
+		if (p->obj < 0 && !have_swap)
+			return -EBADF;
 		break;
 	case B_DONTNEED:
 	case B_DONTNEED_LOCKED:

@@ -117,6 +117,11 @@ suite mseal_fuzz
 ops=${MSEAL_FUZZ_OPS:-20000}
 $optout /opt/mseal/bin/mseal_fuzz --ops "$ops" --abi "$abi" >fuzz.out 2>&1
 rc=$?
+# The whole divergence report (the call, both results, the reproducer's
+# start) when it fails; the summary otherwise.
+if [ $rc -ne 0 ]; then
+	sed 's/^/# /' fuzz.out | head -n 60
+fi
 sed 's/^/# /' fuzz.out | tail -n 5
 check "mseal_fuzz --ops $ops --abi $abi: $(grep '^fuzz: ' fuzz.out | tail -n 1)" test $rc -eq 0
 end mseal_fuzz
