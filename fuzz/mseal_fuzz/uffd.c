@@ -19,9 +19,11 @@
  *    makes the range read-only and seals it, then reads the event.
  * Resolving a fault in a private VMA gives the VMA an anon_vma, and in a
  * private file mapping the page becomes a private copy: the monitor tells
- * the model. Pages read through /proc/self/mem (no PROT_READ) are filled
- * first from the main thread (get_user_pages() from /proc/PID/mem cannot
- * wait for a monitor: the read would fail).
+ * the model. A fill that fails because the page is there already gives the
+ * VMA its anon_vma all the same (anon_vma_prepared()). Pages read through
+ * /proc/self/mem (no PROT_READ) are filled first from the main thread
+ * (get_user_pages() from /proc/PID/mem cannot wait for a monitor: the read
+ * would fail).
  *
  * No fork event is asked for: a fork()ed child's VMAs are not registered.
  * No remap event either: a moved VMA is not registered any more.
@@ -47,14 +49,35 @@ static void count(int k)
 		__atomic_fetch_add(&sh->uev[k], 1, __ATOMIC_RELAXED);
 }
 
+/*
+ * UFFDIO_ZEROPAGE or UFFDIO_COPY at page i returned err (0 or an errno):
+ * did it give a private VMA an anon_vma? __mcopy_atomic() calls
+ * anon_vma_prepare() once it has found and checked the VMA, before it
+ * looks at the page table: so also when the page was there already
+ * (EEXIST: a PTE, such as the page cache page that a read through
+ * /proc/self/mem mapped into a private file mapping before it was
+ * registered), or lies beyond the end of the file (EFAULT: private
+ * shmem). Only the lookup's errors (ENOENT, EINVAL, EAGAIN, ESRCH) and a
+ * failed allocation (ENOMEM) can come before it.
+ */
+static void anon_vma_prepared(long i, int err)
+{
+	const struct mpage *p = &M.p[i];
+
+	if (i < 0 || i >= NPP || !p->mapped || p->shared)
+		return;
+	if (!err || err == EEXIST || err == EFAULT)
+		give_anon_vma(&M, i);
+}
+
 /* A private VMA got a page from the monitor: what the model learns. */
 static void filled(long i)
 {
 	struct mpage *p = &M.p[i];
 
+	anon_vma_prepared(i, 0);
 	if (i < 0 || i >= NPP || !p->mapped || p->shared)
 		return;
-	give_anon_vma(&M, i);	/* mfill_atomic: anon_vma_prepare() */
 	if (p->obj >= 0 && p->cst == C_FILE) {
 		p->cst = C_VAL;	/* a private copy of the (zero) file page */
 		p->val = 0;
@@ -88,7 +111,9 @@ static void resolve(unsigned long addr)
 		    "the model expects 0x%llx: the kernel lost the page; "
 		    "filled with 0x%llx\n", a - A, i, (unsigned long long)v,
 		    (unsigned long long)poison_page[0]);
-		if (ioctl(uffd, UFFDIO_COPY, &c))
+		r = ioctl(uffd, UFFDIO_COPY, &c) ? errno : 0;
+		anon_vma_prepared(i, r);
+		if (r)
 			wake(a);
 		return;
 	}
@@ -108,6 +133,7 @@ static void resolve(unsigned long addr)
 	}
 	if (r) {
 		/* EEXIST: filled meanwhile; anything else: let it retry */
+		anon_vma_prepared(i, errno);
 		count(UEV_OTHER);
 		wake(a);
 		return;
@@ -237,6 +263,8 @@ void uffd_prefill(long i)
 	if (!ioctl(uffd, UFFDIO_ZEROPAGE, &z)) {
 		count(UEV_PREFILL);
 		filled(i);
+	} else {
+		anon_vma_prepared(i, errno);	/* EEXIST: mapped already */
 	}
 }
 
