@@ -124,6 +124,7 @@ static uint32_t vmflags(const char *p)
 		{ "dc", FL_DC }, { "wf", FL_WF }, { "dd", FL_DD },
 		{ "hg", FL_HG }, { "nh", FL_NH }, { "sr", FL_SR },
 		{ "rr", FL_RR }, { "ac", FL_AC }, { "sl", FL_SL },
+		{ "um", FL_UM },
 	};
 	uint32_t f = 0;
 
@@ -241,10 +242,10 @@ const char *prot_str(int prot, int shared, char *b)
 static void fl_str(uint32_t f, char *b)
 {
 	static const char *const n[] = { "dc", "wf", "dd", "hg", "nh", "sr",
-					 "rr", "ac", "sl" };
+					 "rr", "ac", "sl", "um" };
 
 	b[0] = 0;
-	for (int i = 0; i < 9; i++)
+	for (int i = 0; i < 10; i++)
 		if (f & (1U << i)) {
 			strcat(b, n[i]);
 			strcat(b, " ");
@@ -253,12 +254,13 @@ static void fl_str(uint32_t f, char *b)
 
 static uint32_t model_fl(const struct mpage *p)
 {
-	return p->fl | (p->acct ? FL_AC : 0) | (p->sealed ? FL_SL : 0);
+	return p->fl | (p->acct ? FL_AC : 0) | (p->sealed ? FL_SL : 0) |
+	       (p->ureg ? FL_UM : 0);
 }
 
 static uint32_t fl_mask(void)
 {
-	return 0x7f | FL_AC | (seal_cmp ? FL_SL : 0);
+	return 0x7f | FL_AC | FL_UM | (seal_cmp ? FL_SL : 0);
 }
 
 static void show_model_page(const struct model *m, long i)
@@ -516,6 +518,7 @@ static long fork_check(const struct model *m, long *fs, long *fu)
 			p->cst = C_VAL;
 			p->val = 0;
 		}
+		p->ureg = 0;	/* no UFFD_FEATURE_EVENT_FORK */
 		if (p->sealed && *fs < 0)
 			*fs = i;
 		if (!p->sealed && *fu < 0)
@@ -639,6 +642,7 @@ static void step(int i, int n, const struct op *o, const struct exp *e)
 		describe(i, o, e, r);
 		if (o->k != OP_FORK) {
 			observe(use_smaps);
+			moved_unregister(&M);
 			compare(&M, "after the call (model: as predicted)");
 		}
 		fail(i);
@@ -648,6 +652,7 @@ static void step(int i, int n, const struct op *o, const struct exp *e)
 		fail(i);
 	}
 	observe(need_smaps(i, n, o));
+	moved_unregister(&M);
 	if (compare(&M, "after the call")) {
 		char c[256];
 
@@ -721,6 +726,7 @@ static void child_setup(void)
 	M.keymap = have_pkeys ? 1U | (1U << key1) | (1U << key2) : 1U;
 	M.pkru = rdpkru();
 	M.nobj = 3;
+	M.mv_dest = -1;
 	if (use_uffd)
 		uffd_setup();
 	alarm(120);		/* a call waiting for a monitor that never comes */

@@ -33,14 +33,18 @@
  *   shrink.c  the shrinker (delta debugging over replays) and the
  *             reproducer printer (calls as C, the TEST() around them)
  *   uffd.c    the userfaultfd: registration, the monitor thread
+ *   regress.c fixed sequences where the model once went wrong (--regress)
  *   main.c    options, output, the parent's loop over sequences
  *
  * usage: mseal_fuzz [--ops N] [--seed S] [--no-smaps] [--verbose]
  *                   [--baseline] [--smaps-every K] [--seq J] [--seq-len L]
  *                   [--no-uffd] [--no-uffd-race] [--abi v6|mainline]
  *                   [--new-rules yes|no|probe]  (default: probe)
+ *                   [--regress]
  * The last line is "fuzz: N calls, M sequences, seed S, D divergences";
- * the exit status is 0 iff D == 0.
+ * the exit status is 0 iff D == 0. With --regress, the fixed sequences of
+ * regress.c run instead of random ones: "fuzz: regress: N sequences, D
+ * divergences".
  */
 #ifndef MSEAL_FUZZ_H
 #define MSEAL_FUZZ_H
@@ -130,7 +134,7 @@ enum {
 enum { C_VAL, C_FILE, C_FREED };	/* page contents: value, file, val or 0 */
 enum {
 	FL_DC = 1, FL_WF = 2, FL_DD = 4, FL_HG = 8, FL_NH = 16, FL_SR = 32,
-	FL_RR = 64, FL_AC = 128, FL_SL = 256,
+	FL_RR = 64, FL_AC = 128, FL_SL = 256, FL_UM = 512,
 };
 
 struct mpage {
@@ -139,7 +143,8 @@ struct mpage {
 	uint8_t av;		/* the VMA has an anon_vma (merge invariant) */
 	uint8_t nomw;		/* MAP_SHARED of a read-only file: !VM_MAYWRITE,
 				   !VM_SHARED (maps still shows 's') */
-	uint8_t ureg;		/* registered with the userfaultfd (MISSING) */
+	uint8_t ureg;		/* registered with the userfaultfd (MISSING):
+				   smaps' "um" */
 	uint8_t uever;		/* was registered since it was mapped: its
 				   VMA may have been split and not merged */
 	uint16_t fl;		/* FL_DC..FL_RR */
@@ -157,6 +162,8 @@ struct model {
 	uint32_t keymap, pkru;
 	int nobj;
 	uint32_t gen;
+	int mv_dest;		/* the last call moved pages there (page index),
+				   or -1: see moved_unregister() */
 };
 
 /*
@@ -204,6 +211,9 @@ enum {
 	UEV_REMOVE,	/* UFFD_EVENT_REMOVE (madvise dropped mmap_lock) */
 	UEV_PREFILL,	/* UFFDIO_ZEROPAGE before a read through /proc/self/mem */
 	UEV_RACE,	/* madvise raced: the range sealed while it waited */
+	UEV_MERGED,	/* mremap: registered neighbours merged into the moved
+			   VMA, and lost their registration with it */
+	UEV_SELFMERGE,	/* ... the rest of the source VMA (a self-merge) */
 	UEV_OTHER,	/* other events, failed ioctls */
 	UEV_N,
 };
@@ -315,6 +325,7 @@ unsigned long opaddr(const struct op *o, int i);
 long pgi(unsigned long addr);
 int exp_word(const struct mpage *p, uint64_t *v);
 void give_anon_vma(struct model *m, long i);
+void moved_unregister(struct model *m);
 struct exp predict(struct model *m, const struct op *o);
 
 /* ------------------------------------------------------------------ */
@@ -371,5 +382,10 @@ void emit_state_check(const struct model *m, long i);
 int replay(const struct op *ops, int n, int emit);
 int minimize(int n, int *runs);
 void print_repro(int n, int runs);
+
+/* ------------------------------------------------------------------ */
+/* regress.c: fixed sequences where the model once went wrong          */
+
+int regress(void);
 
 #endif /* MSEAL_FUZZ_H */

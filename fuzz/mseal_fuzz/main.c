@@ -136,7 +136,7 @@ static void usage(void)
 	out("usage: mseal_fuzz [--ops N] [--seed S] [--no-smaps] [--verbose] "
 	    "[--baseline] [--smaps-every K] [--seq J] [--seq-len L] "
 	    "[--no-uffd] [--no-uffd-race] [--abi v6|mainline] "
-	    "[--new-rules yes|no|probe]\n");
+	    "[--new-rules yes|no|probe] [--regress]\n");
 	exit(2);
 }
 
@@ -144,6 +144,7 @@ int main(int argc, char **argv)
 {
 	unsigned long long nops = 200000, total = 0;
 	int have_seed = 0, only_seq = -1, seq_len = 0, nseq = 0, div = 0;
+	int regression = 0;
 	const char *want_abi = NULL, *rules = "probe";
 	double t0;
 
@@ -178,8 +179,14 @@ int main(int argc, char **argv)
 			only_seq = atoi(argv[++i]);
 		else if (!strcmp(a, "--seq-len") && i + 1 < argc)
 			seq_len = atoi(argv[++i]);
+		else if (!strcmp(a, "--regress"))
+			regression = 1;
 		else
 			usage();
+	}
+	if (regression && (!use_uffd || !use_smaps)) {
+		out("mseal_fuzz: --regress needs the userfaultfd and smaps\n");
+		exit(2);
 	}
 	if (smaps_every < 1)
 		smaps_every = 1;
@@ -247,6 +254,8 @@ int main(int argc, char **argv)
 	    A, NP, B0, key1, key2, !use_smaps ? "off" : seal_cmp ?
 	    "on (with sl)" : "on (without sl)");
 
+	if (regression)
+		return regress() ? 1 : 0;
 	t0 = now();
 	for (int j = only_seq >= 0 ? only_seq : 0; total < nops; j++) {
 		int len;
@@ -309,11 +318,14 @@ int main(int argc, char **argv)
 			out("mseal_fuzz: userfaultfd: %llu calls on registered "
 			    "pages; %llu missing-page faults (%llu zeropage, %llu "
 			    "copy, %llu lost pages), %llu remove events, %llu "
-			    "prefills, %llu madvise/mseal races, %llu other\n", on,
+			    "prefills, %llu madvise/mseal races, %llu other; "
+			    "%llu mremap() moves unregistered merged neighbours, "
+			    "%llu the rest of a self-merged source VMA\n", on,
 			    sh->uev[UEV_FAULT], sh->uev[UEV_ZEROPAGE],
 			    sh->uev[UEV_COPY], sh->uev[UEV_LOST],
 			    sh->uev[UEV_REMOVE], sh->uev[UEV_PREFILL],
-			    sh->uev[UEV_RACE], sh->uev[UEV_OTHER]);
+			    sh->uev[UEV_RACE], sh->uev[UEV_OTHER],
+			    sh->uev[UEV_MERGED], sh->uev[UEV_SELFMERGE]);
 	}
 	out("mseal_fuzz: %.1f s, %.0f calls/s\n", now() - t0,
 	    total / (now() - t0 > 0 ? now() - t0 : 1));

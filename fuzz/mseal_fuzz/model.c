@@ -679,11 +679,26 @@ static struct exp m_write(struct model *m, const struct op *o)
 /*
  * move_vma(): the pages [ps, ps + oldn) move to dest (an arena page index,
  * or -1 for a kernel-chosen address outside it), growing to newn pages.
+ *
+ * Without UFFD_FEATURE_EVENT_REMAP, mremap_userfaultfd_prep() unregisters
+ * the new VMA: the one copy_vma() returned, which vma_merge() may have made
+ * of the moved range and its neighbours at the destination (registered with
+ * the same userfaultfd, as the moved range was, or they could not merge).
+ * All of it is unregistered, the neighbours included. Which neighbours
+ * merged, the model learns from the kernel's VMA bounds after the call
+ * (moved_unregister(), called by the executor before it compares): it does
+ * not know the anonymous VMAs' vm_pgoff and anon_vma well enough to tell
+ * in advance. One merge leaves no trace in them: an anonymous VMA without
+ * an anon_vma that is moved next to itself merges with itself (copy_vma()
+ * gives it the destination's pgoff), and the unmapping of the old range
+ * splits it again. Then the rest of the source VMA is unregistered too,
+ * and that the model predicts here, from the anon_vma it tracks (av).
  */
 static void move_pages(struct model *m, long ps, long oldn, long newn,
 		       long dest, int dontunmap)
 {
 	struct mpage np[NPP + 8], proto = m->p[ps];
+	long vs, ve;
 
 	for (long i = 0; i < newn; i++) {
 		if (i < oldn) {
@@ -697,6 +712,28 @@ static void move_pages(struct model *m, long ps, long oldn, long newn,
 		/* no UFFD_FEATURE_EVENT_REMAP: the new VMA is unregistered */
 		np[i].ureg = 0;
 	}
+	/*
+	 * The source VMA when copy_vma() runs: the observed one, less what
+	 * the unmapping of the destination and of the shrunk tail took.
+	 */
+	for (vs = ps; vs > 0 && vs > kvstart[ps] && m->p[vs - 1].mapped; vs--)
+		;
+	for (ve = ps; ve < NPP && ve < kvend[ps] && m->p[ve].mapped; ve++)
+		;
+	if (dest >= 0 && !dontunmap && proto.obj < 0 && !proto.shared &&
+	    !proto.av && (dest == ve || dest + newn == vs)) {
+		int lost = 0;
+
+		for (long i = vs; i < ve; i++) {
+			if (i >= ps && i < ps + oldn)
+				continue;
+			lost |= m->p[i].ureg;
+			m->p[i].ureg = 0;
+		}
+		if (lost && !sh->emit)
+			sh->uev[UEV_SELFMERGE]++;
+	}
+	m->mv_dest = dest;
 	if (dontunmap) {
 		/*
 		 * The old VMA may get a new pgoff and no anon_vma: new gen. It
@@ -999,8 +1036,32 @@ static struct exp m_uffd(struct model *m, const struct op *o)
 	return R(0);
 }
 
+/*
+ * After a move to dest (move_pages()), with the kernel's VMA bounds of
+ * after the call: the VMA the moved pages are in now is unregistered.
+ */
+void moved_unregister(struct model *m)
+{
+	long d = m->mv_dest;
+	int lost = 0;
+
+	m->mv_dest = -1;
+	if (d < 0 || d >= NPP || !m->p[d].mapped || kvstart[d] > d ||
+	    kvend[d] <= d)
+		return;
+	for (long j = kvstart[d] < 0 ? 0 : kvstart[d]; j < kvend[d] && j < NPP; j++) {
+		if (!m->p[j].mapped)
+			continue;
+		lost |= m->p[j].ureg;
+		m->p[j].ureg = 0;
+	}
+	if (lost && !sh->emit)
+		sh->uev[UEV_MERGED]++;
+}
+
 struct exp predict(struct model *m, const struct op *o)
 {
+	m->mv_dest = -1;
 	switch (o->k) {
 	case OP_MMAP: return m_mmap(m, o);
 	case OP_MUNMAP: return m_munmap(m, o);

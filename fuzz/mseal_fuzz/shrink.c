@@ -205,6 +205,8 @@ void emit_state_check(const struct model *m, long i)
 			    p->sealed, i * PG);
 		cde("\tASSERT_EQ(%d, smaps_flag(A + 0x%lx, \"ac\"));\n", p->acct,
 		    i * PG);
+		cde("\tASSERT_EQ(%d, smaps_flag(A + 0x%lx, \"um\"));\n",
+		    p->ureg, i * PG);
 	}
 	kind = exp_word(p, &v);
 	if (kind == 2)

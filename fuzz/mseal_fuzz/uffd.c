@@ -26,7 +26,9 @@
  * would fail).
  *
  * No fork event is asked for: a fork()ed child's VMAs are not registered.
- * No remap event either: a moved VMA is not registered any more.
+ * No remap event either: a moved VMA is not registered any more, nor is
+ * what it merged with (model.c, move_pages()). The model's registrations
+ * are compared with the "um" of smaps' VmFlags.
  */
 #include "fuzz.h"
 

@@ -5,7 +5,8 @@
 # usage: run-tests.sh [--abi=ABI] [--debug] [SUITE...]
 #            every /opt/mseal/bin/*_test by default; with --debug, also the
 #            *_dtest suites, which need the debug kernel (fault injection),
-#            and 5 x 10,000 calls of the fuzzer (mseal_fuzz) in the active ABI.
+#            and 5 x 10,000 calls of the fuzzer (mseal_fuzz) in the active ABI,
+#            then its fixed regression sequences (mseal_fuzz --regress).
 #            Mainline 6.12's selftests (mainline_*) run where the kernel
 #            speaks mainline's ABI; elsewhere they must skip, and that is
 #            checked instead. --abi=ABI: check first that the kernel speaks
@@ -96,7 +97,8 @@ mainline_selftest() {
 # The model-based fuzzer, in the ABI the kernel speaks (the debug runs
 # boot both), under KASAN and lockdep: five runs of 10,000 calls, each a
 # test of its own, so that a slow guest still prints within the silence
-# limit of tests/run. make fuzz goes longer.
+# limit of tests/run. make fuzz goes longer. Then the fixed sequences where
+# the model once went wrong (mseal_fuzz --regress).
 fuzz_suite() {
 	echo "# suite mseal_fuzz"
 	for i in 1 2 3 4 5; do
@@ -109,6 +111,14 @@ fuzz_suite() {
 			echo "not ok $i mseal_fuzz exited $rc"
 		fi
 	done
+	out=$("$bin/mseal_fuzz" --regress --abi "$abi" 2>&1)
+	rc=$?
+	echo "$out" | sed 's/^/# /'
+	if [ $rc -eq 0 ]; then
+		echo "ok 6 mseal_fuzz --regress: $(echo "$out" | grep '^fuzz: ')"
+	else
+		echo "not ok 6 mseal_fuzz --regress exited $rc"
+	fi
 	echo "# suite mseal_fuzz exit 0"
 }
 
