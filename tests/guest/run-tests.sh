@@ -99,26 +99,25 @@ mainline_selftest() {
 # test of its own, so that a slow guest still prints within the silence
 # limit of tests/run. make fuzz goes longer. Then the fixed sequences where
 # the model once went wrong (mseal_fuzz --regress).
-fuzz_suite() {
-	echo "# suite mseal_fuzz"
-	for i in 1 2 3 4 5; do
-		out=$("$bin/mseal_fuzz" --ops "$fuzz" --abi "$abi" 2>&1)
-		rc=$?
-		echo "$out" | sed 's/^/# /'
-		if [ $rc -eq 0 ]; then
-			echo "ok $i mseal_fuzz: $(echo "$out" | grep '^fuzz: ')"
-		else
-			echo "not ok $i mseal_fuzz exited $rc"
-		fi
-	done
-	out=$("$bin/mseal_fuzz" --regress --abi "$abi" 2>&1)
+# fuzz_run N ARGS...: one run of the fuzzer, test N of its suite.
+fuzz_run() {
+	fn=$1
+	shift
+	out=$("$bin/mseal_fuzz" "$@" --abi "$abi" 2>&1)
 	rc=$?
 	echo "$out" | sed 's/^/# /'
 	if [ $rc -eq 0 ]; then
-		echo "ok 6 mseal_fuzz --regress: $(echo "$out" | grep '^fuzz: ')"
+		echo "ok $fn mseal_fuzz $*: $(echo "$out" | grep '^fuzz: ')"
 	else
-		echo "not ok 6 mseal_fuzz --regress exited $rc"
+		echo "not ok $fn mseal_fuzz $* exited $rc"
 	fi
+}
+fuzz_suite() {
+	echo "# suite mseal_fuzz"
+	for i in 1 2 3 4 5; do
+		fuzz_run "$i" --ops "$fuzz"
+	done
+	fuzz_run 6 --regress
 	echo "# suite mseal_fuzz exit 0"
 }
 
