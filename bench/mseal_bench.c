@@ -24,7 +24,8 @@
  *                      of sealed writable memory, page faults);
  *        "mseal"       mseal() itself (vmas = VMAs in the sealed range);
  *        "sealable-proc" (only when asked for by --groups) the sealed-proc
- *                      set-up with nothing sealed;
+ *                      set-up with nothing sealed (bench/run runs it on the
+ *                      baseline kernel, as the control of sealed-proc);
  *        "sealed1-proc" (only when asked for by --groups) the sealed-proc
  *                      set-up with only the page at SEALED_PAGE sealed.
  * vmas:  number of other VMAs the benchmark adds to the process (1, 1000,
