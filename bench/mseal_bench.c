@@ -51,10 +51,17 @@
  * Each benchmark runs in its own child process: a warm-up, then BATCHES
  * batches of a fixed number of iterations, timed with
  * clock_gettime(CLOCK_MONOTONIC); the result is the median batch, per op.
+ * With --settle US, the process sleeps US microseconds before the warm-up
+ * and before each batch, so that the machine idles (deferred frees done,
+ * RCU grace periods over) and each batch starts from a settled state,
+ * whatever ran before (another process, mseal()); the result is then the
+ * mean of the batches without the fastest and the slowest: in a process,
+ * the cost of these calls sits on one of a few levels ~0.4% apart, set by
+ * the allocators' state when a loop starts, which idling draws anew.
  * On a kernel without mseal() (ENOSYS) the sealed groups are skipped.
  *
  * usage: mseal_bench [--groups LIST] [--ops LIST] [--vmas LIST]
- *                    [--scale F] [--batches N] [--list]
+ *                    [--scale F] [--batches N] [--settle US] [--list]
  *   LIST is comma separated; --scale multiplies every iteration count.
  */
 #include <errno.h>
@@ -94,6 +101,7 @@
 
 static double scale = 1.0;
 static int batches = 5;
+static long settle_us;
 static int have_mseal;
 
 static void die(const char *what)
@@ -448,6 +456,25 @@ static double median(double *v, int n)
 	return n & 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+/* The mean of @v without its smallest and largest value (if n > 2). */
+static double trimmed_mean(double *v, int n)
+{
+	double sum = 0;
+	int k = n > 2;
+
+	qsort(v, n, sizeof(*v), cmp_double);
+	for (int i = k; i < n - k; i++)
+		sum += v[i];
+	return sum / (n - 2 * k);
+}
+
+/* --settle: let the machine idle before a timed loop. */
+static void settle(void)
+{
+	if (settle_us > 0)
+		usleep(settle_us);
+}
+
 static long scaled(long iters)
 {
 	long n = (long)(iters * scale);
@@ -463,10 +490,13 @@ static double run_op(const struct op *op, struct ctx *c)
 
 	if (per_batch < 2)
 		per_batch = 2;
+	settle();
 	op->fn(c, per_batch / 4 + 1);
-	for (int b = 0; b < batches; b++)
+	for (int b = 0; b < batches; b++) {
+		settle();
 		v[b] = (double)op->fn(c, per_batch) / per_batch;
-	return median(v, batches);
+	}
+	return settle_us ? trimmed_mean(v, batches) : median(v, batches);
 }
 
 /*
@@ -724,7 +754,7 @@ static void raise_map_count(void)
 static void usage(void)
 {
 	fprintf(stderr, "usage: mseal_bench [--groups LIST] [--ops LIST] [--vmas LIST]\n"
-			"                   [--scale F] [--batches N] [--list]\n");
+			"                   [--scale F] [--batches N] [--settle US] [--list]\n");
 	exit(2);
 }
 
@@ -757,11 +787,13 @@ int main(int argc, char **argv)
 			scale = atof(v);
 		else if (!strcmp(a, "--batches"))
 			batches = atoi(v);
+		else if (!strcmp(a, "--settle"))
+			settle_us = atol(v);
 		else
 			usage();
 		i++;
 	}
-	if (scale <= 0 || batches < 1 || batches > MAX_BATCHES)
+	if (scale <= 0 || batches < 1 || batches > MAX_BATCHES || settle_us < 0)
 		usage();
 	for (const char *p = vmas_arg; *p && nvmas < 16; p = strchr(p, ',') ? strchr(p, ',') + 1 : "")
 		vmas[nvmas++] = atol(p);
@@ -773,8 +805,8 @@ int main(int argc, char **argv)
 	raise_map_count();
 	errno = 0;
 	have_mseal = sys_mseal(0, 0, 0) == 0;
-	printf("I\tmseal(): %s; scale %g, %d batches\n",
-	       have_mseal ? "present" : strerror(errno), scale, batches);
+	printf("I\tmseal(): %s; scale %g, %d batches, settle %ld us\n",
+	       have_mseal ? "present" : strerror(errno), scale, batches, settle_us);
 
 	for (int v = 0; v < nvmas; v++)
 		in_child(check_filler, &vmas[v], "check_filler");
