@@ -58,7 +58,8 @@
  * mean of the batches without the fastest and the slowest: in a process,
  * the cost of these calls sits on one of a few levels ~0.4% apart, set by
  * the allocators' state when a loop starts, which idling draws anew.
- * On a kernel without mseal() (ENOSYS) the sealed groups are skipped.
+ * On a kernel without mseal() (ENOSYS) sealed-mem, sealed1-proc and mseal
+ * are skipped; sealed-proc runs, as the control.
  *
  * usage: mseal_bench [--groups LIST] [--ops LIST] [--vmas LIST]
  *                    [--scale F] [--batches N] [--settle US] [--list]
