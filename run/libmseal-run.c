@@ -26,11 +26,26 @@
  *
  * Failures: ENOSYS (no mseal() in the kernel) turns sealing off silently,
  * or with one warning where the kernel has mseal() (a seccomp filter that
- * does not know it: see mseal-run-generator); any other failure leaves that object unsealed and prints one warning for
- * the whole process; MSEAL_RUN_FATAL=1 makes it fatal instead (exit 127,
- * before main(), like ld.so's own failures). MSEAL_RUN=0 turns sealing off,
- * MSEAL_RUN_VERBOSE=1 prints what was done. All three are ignored in
- * secure mode (set-user-ID programs), like the loader's own variables.
+ * does not know it: see mseal-run-generator); any other failure leaves that
+ * object unsealed and prints one warning for the whole process;
+ * MSEAL_RUN_FATAL=1 makes a failure at startup fatal instead (exit 127,
+ * before main(), like ld.so's own failures); after main(), in dlopen(), a
+ * failure stays a warning (exiting from inside dlopen() would throw away
+ * the running program's work). MSEAL_RUN=0 turns sealing off, unless the
+ * administrator enforces sealing (mseal-run --system enforce: the marker
+ * file below, looked at only when MSEAL_RUN=0 is set); MSEAL_RUN_VERBOSE=1
+ * prints what was done. All three are ignored in secure mode (set-user-ID
+ * programs), like the loader's own variables.
+ *
+ * The loader's objects are only ever read from inside dl_iterate_phdr()'s
+ * callback, which holds the loader's lock: another thread's dlclose() may
+ * unmap an object (and free its link map) as soon as the lock is dropped.
+ *
+ * Under valgrind (which does not know mseal(): "unhandled syscall 462")
+ * nothing is sealed and nothing is said. AddressSanitizer programs insist
+ * that their runtime come first among the libraries; a preloaded library
+ * comes before it, so this one tells ASan not to check
+ * (__asan_default_options below); they run sealed.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -50,11 +65,18 @@
 #include <mseal.h>
 
 #define HIDDEN __attribute__((visibility("hidden")))
+#define EXPORT __attribute__((visibility("default")))
+
+/* mseal-run --system enforce: MSEAL_RUN=0 is ignored while it exists. */
+#define ENFORCE_FILE "/etc/mseal-run/enforce"
+/* mseal-run --system on: the kernel command line of the next boot. */
+#define GRUB_DROPIN "/etc/default/grub.d/mseal-run.cfg"
 
 enum { ACTIVE, OFF };
 
 static int state = -1;		/* -1 until configure() */
 static int fatal, verbose;
+static int started;		/* the startup sealing is over: main() runs */
 static uintptr_t pagesz;
 
 /* What this process did, for the one warning and MSEAL_RUN_VERBOSE. */
@@ -88,6 +110,30 @@ static int env_on(const char *name)
 	return v && *v && strcmp(v, "0");
 }
 
+/*
+ * Valgrind's client request RUNNING_ON_VALGRIND (valgrind.h): a sequence of
+ * rotations that changes nothing on a real CPU (the result stays 0) and that
+ * valgrind's CPU answers. Cheaper than a system call.
+ */
+static int on_valgrind(void)
+{
+	volatile unsigned long args[6] = { 0x1001 };	/* VG_USERREQ__RUNNING_ON_VALGRIND */
+	unsigned long res = 0;
+
+#if defined(__x86_64__)
+	__asm__ volatile("rolq $3, %%rdi; rolq $13, %%rdi\n\t"
+			 "rolq $61, %%rdi; rolq $51, %%rdi\n\t"
+			 "xchgq %%rbx, %%rbx"
+			 : "=d"(res) : "a"(&args[0]), "0"(res) : "cc", "memory");
+#elif defined(__i386__)
+	__asm__ volatile("roll $3, %%edi; roll $13, %%edi\n\t"
+			 "roll $29, %%edi; roll $19, %%edi\n\t"
+			 "xchgl %%ebx, %%ebx"
+			 : "=d"(res) : "a"(&args[0]), "0"(res) : "cc", "memory");
+#endif
+	return res != 0;
+}
+
 static void configure(void)
 {
 	const char *v;
@@ -98,7 +144,32 @@ static void configure(void)
 	fatal = env_on("MSEAL_RUN_FATAL");
 	verbose = env_on("MSEAL_RUN_VERBOSE");
 	v = secure_getenv("MSEAL_RUN");
-	state = v && !strcmp(v, "0") ? OFF : ACTIVE;
+	state = ACTIVE;
+	/* The marker is looked at only when someone asks to opt out. */
+	if (v && !strcmp(v, "0")) {
+		if (access(ENFORCE_FILE, F_OK))
+			state = OFF;
+		else
+			say("warning: MSEAL_RUN=0 ignored: sealing is enforced on this "
+			    "system (%s)", ENFORCE_FILE);
+	}
+	/* Valgrind 3.19 does not know mseal(): it would warn, then ENOSYS. */
+	if (state == ACTIVE && on_valgrind())
+		state = OFF;
+}
+
+/*
+ * AddressSanitizer checks that its runtime is the first library in the
+ * list (verify_asan_link_order) and aborts otherwise; a preloaded library
+ * always comes before it. This library replaces none of the functions ASan
+ * intercepts (malloc(), free()... resolve to ASan's as usual), so the
+ * check is not needed: ASan asks for its default options through this
+ * weak hook, which the first definition in the lookup order answers. A
+ * program's own definition comes first and wins (see mseal-run(1)).
+ */
+EXPORT const char *__asan_default_options(void)
+{
+	return "verify_asan_link_order=0";
 }
 
 /* One object as dl_iterate_phdr() shows it. */
@@ -192,37 +263,45 @@ fail:
 	return 0;
 }
 
-/* The objects, copied out of dl_iterate_phdr() (which holds a lock). */
-struct list {
-	struct obj *v;
-	size_t n, cap;
-};
-
-static int collect(struct dl_phdr_info *info, size_t size, void *data)
+/*
+ * Between --system on and the reboot that turns mseal_exec=on: the kernel
+ * speaks the v6 ABI, this process has not opted in to sealable mappings,
+ * and it was not asked for explicitly (LD_PRELOAD): it got the library from
+ * /etc/ld.so.preload, and every program would warn until the reboot.
+ * Looked at only after a failure.
+ */
+static int names_us(const char *list)
 {
-	struct list *l = data;
-	struct obj o = { info->dlpi_name, info->dlpi_addr, info->dlpi_phdr, info->dlpi_phnum };
+	for (const char *p = list; p && *p;) {
+		size_t n = strcspn(p, ": \t");
+		const char *slash = memrchr(p, '/', n);
+		const char *base = slash ? slash + 1 : p;
 
-	(void)size;
-	if (is_vdso(&o))
-		return 0;
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? 2 * l->cap : 32;
-		struct obj *v = realloc(l->v, cap * sizeof(*v));
-
-		if (!v)
+		if ((size_t)(p + n - base) == strlen("libmseal-run.so") &&
+		    !strncmp(base, "libmseal-run.so", p + n - base))
 			return 1;
-		l->v = v;
-		l->cap = cap;
+		p += n + (p[n] != '\0');
 	}
-	l->v[l->n++] = o;
 	return 0;
+}
+
+static int reboot_pending(void)
+{
+	char buf[8] = "";
+	int fd = open("/proc/sys/vm/mseal_exec", O_RDONLY | O_CLOEXEC), ok;
+
+	if (fd < 0)
+		return 0;
+	ok = read(fd, buf, sizeof(buf) - 1) > 0 && !strncmp(buf, "off", 3);
+	close(fd);
+	return ok && !names_us(getenv("LD_PRELOAD")) && !access(GRUB_DROPIN, F_OK);
 }
 
 /* After a failure: one warning, or the end of the program if asked. */
 static void report(void)
 {
 	const char *hint = "";
+	int die = fatal && !started;
 
 	/* Threads dlopen()ing at once: one warning still. */
 	if (!st.failed || __atomic_exchange_n(&st.warned, 1, __ATOMIC_RELAXED))
@@ -231,17 +310,19 @@ static void report(void)
 		/* The v6 ABI: only memory mapped sealable can be sealed. */
 		int optin = prctl(PR_GET_MSEAL_SEALABLE, 0, 0, 0, 0);
 
+		if (optin == 0 && reboot_pending())
+			return;
 		hint = optin < 0 ?
 		       "; this kernel seals only memory mapped sealable and has no opt-in "
 		       "(PR_SET_MSEAL_SEALABLE) for what ld.so maps" :
 		       optin == 0 ?
 		       "; this kernel seals only memory mapped sealable: start the program "
-		       "with mseal-run, or boot with init=/usr/sbin/mseal-init" : "";
+		       "with mseal-run, or boot with mseal_exec=on" : "";
 	}
 	say("%s: %u of %u objects not sealed (first: %s: %s)%s",
-	    fatal ? "error" : "warning", st.failed, st.objects, st.first,
+	    die ? "error" : "warning", st.failed, st.objects, st.first,
 	    strerror(st.first_errno), hint);
-	if (fatal)
+	if (die)
 		_exit(127);
 }
 
@@ -250,44 +331,48 @@ static void report(void)
  * or a kernel that has it (it publishes /proc/sys/vm/mseal_abi) and a
  * seccomp filter that does not know the call (systemd 252's return ENOSYS
  * for what their libseccomp cannot name): one warning, as for any object
- * left unsealed, and fatal with MSEAL_RUN_FATAL=1.
+ * left unsealed, and fatal with MSEAL_RUN_FATAL=1 (before main()).
  */
 static void no_mseal(void)
 {
+	int die = fatal && !started;
+
 	state = OFF;
 	if (access("/proc/sys/vm/mseal_abi", F_OK))
 		return;
 	say("%s: mseal() fails with ENOSYS on a kernel that has it (a seccomp filter "
-	    "that predates it?): this process is not sealed", fatal ? "error" : "warning");
-	if (fatal)
+	    "that predates it?): this process is not sealed", die ? "error" : "warning");
+	if (die)
 		_exit(127);
 }
 
-static void seal_list(struct list *l, const unsigned char *pick)
+/* dl_iterate_phdr() callback: seal each object, under the loader's lock. */
+static int seal_each(struct dl_phdr_info *info, size_t size, void *data)
 {
-	for (size_t i = 0; i < l->n && state == ACTIVE; i++) {
-		if (pick && !pick[i])
-			continue;
-		if (seal_obj(&l->v[i]) && errno == ENOSYS)
-			no_mseal();
+	struct obj o = { info->dlpi_name, info->dlpi_addr, info->dlpi_phdr, info->dlpi_phnum };
+
+	(void)size;
+	(void)data;
+	if (is_vdso(&o))
+		return 0;
+	if (seal_obj(&o) && errno == ENOSYS) {
+		no_mseal();
+		return 1;
 	}
+	return 0;
 }
 
 __attribute__((constructor)) static void seal_at_startup(void)
 {
-	struct list l = { 0 };
-
 	configure();
-	if (state != ACTIVE)
-		return;
-	dl_iterate_phdr(collect, &l);
-	seal_list(&l, NULL);
-	free(l.v);
+	if (state == ACTIVE)
+		dl_iterate_phdr(seal_each, NULL);
 	if (verbose && state == ACTIVE)
 		say("startup: %u objects, %u sealed, %u not, %u mseal() calls",
 		    st.objects, st.sealed, st.failed, st.calls);
 	if (state == ACTIVE)
 		report();
+	started = 1;
 }
 
 #ifdef __x86_64__
@@ -375,24 +460,58 @@ static const char *dyn_str(const struct obj *o, const ElfW(Dyn) *d, ElfW(Sxword)
 	return (const char *)strtab + (tag == DT_STRTAB ? 0 : dyn_val(d, tag));
 }
 
-static int rpath_chain_free(struct dl_phdr_info *info, size_t size, void *data)
+/* Does object O map ADDR (in one of its PT_LOAD segments)? */
+static int maps_addr(const struct obj *o, uintptr_t addr)
+{
+	for (int i = 0; i < o->phnum; i++) {
+		const ElfW(Phdr) *p = &o->phdr[i];
+
+		if (p->p_type == PT_LOAD && addr - (o->base + p->p_vaddr) < p->p_memsz)
+			return 1;
+	}
+	return 0;
+}
+
+/* What mseal_run_dlopen_direct() needs to know, read under the lock. */
+struct search {
+	uintptr_t caller;
+	int found;		/* the caller's object was seen */
+	int caller_own;		/* ... and has DT_RUNPATH or DF_1_NODEFLIB */
+	int main_own;		/* the executable has them */
+	int rpath;		/* an object other than the executable has DT_RPATH */
+};
+
+static int own_search(const ElfW(Dyn) *d)
+{
+	return dyn_has(d, DT_RUNPATH) || (dyn_val(d, DT_FLAGS_1) & DF_1_NODEFLIB);
+}
+
+static int search_cb(struct dl_phdr_info *info, size_t size, void *data)
 {
 	struct obj o = { info->dlpi_name, info->dlpi_addr, info->dlpi_phdr, info->dlpi_phnum };
-	int *rpath = data;
+	struct search *s = data;
+	const ElfW(Dyn) *d;
+	int is_main = !info->dlpi_name || !*info->dlpi_name;
 
 	(void)size;
-	/* The executable's own DT_RPATH is searched from any caller. */
-	if (info->dlpi_name && *info->dlpi_name && dyn_has(dyn_of(&o), DT_RPATH))
-		*rpath = 1;
-	return *rpath;
+	if (is_vdso(&o))
+		return 0;
+	d = dyn_of(&o);
+	if (is_main)
+		s->main_own = own_search(d);
+	else if (dyn_has(d, DT_RPATH))
+		s->rpath = 1;
+	if (!s->found && maps_addr(&o, s->caller)) {
+		s->found = 1;
+		s->caller_own = own_search(d);
+	}
+	return 0;
 }
 
 /* 1 if real_dlopen(file) called from here finds what the caller would. */
 int mseal_run_dlopen_direct(const char *file, const void *caller)
 {
-	Dl_info info;
-	struct link_map *caller_map = NULL, *main_map;
-	int rpath = 0;
+	struct search s = { (uintptr_t)caller, 0, 0, 0, 0 };
 
 	configure();
 	if (!real_dlopen_ptr) {
@@ -413,76 +532,182 @@ int mseal_run_dlopen_direct(const char *file, const void *caller)
 	 * outside any object) has no DT_RUNPATH nor DF_1_NODEFLIB, and no
 	 * object but the executable has a DT_RPATH.
 	 */
-	main_map = _r_debug.r_map;
-	if (!dladdr1(caller, &info, (void **)&caller_map, RTLD_DL_LINKMAP) || !caller_map)
-		caller_map = main_map;
-	if (dyn_has(caller_map->l_ld, DT_RUNPATH) ||
-	    (dyn_val(caller_map->l_ld, DT_FLAGS_1) & DF_1_NODEFLIB))
+	dl_iterate_phdr(search_cb, &s);
+	if (s.found ? s.caller_own : s.main_own)
 		return 0;
-	dl_iterate_phdr(rpath_chain_free, &rpath);
-	return !rpath;
+	return !s.rpath;
 }
 
-/* The object in L that DT_NEEDED name NEED refers to, or -1. */
-static ssize_t find_needed(const struct list *l, const char *need)
-{
-	for (size_t j = 0; j < l->n; j++) {
-		const char *so = dyn_str(&l->v[j], dyn_of(&l->v[j]), DT_SONAME);
-		const char *base = strrchr(l->v[j].name, '/');
+/*
+ * The objects after a dlopen(), as copies: what the choice of the objects to
+ * seal needs, taken under the loader's lock, so that it can be made after
+ * the lock is dropped without touching an object another thread may have
+ * unloaded meanwhile.
+ */
+struct snap {
+	uintptr_t base;
+	const void *phdr;	/* with base: which object (never dereferenced) */
+	char *soname;		/* DT_SONAME, or the file's base name */
+	char **needed;		/* DT_NEEDED */
+	size_t nneeded;
+	int nodelete;		/* DF_1_NODELETE */
+};
 
-		base = base ? base + 1 : l->v[j].name;
-		if (!strcmp(need, so ? so : base))
-			return j;
+struct snaps {
+	struct snap *v;
+	size_t n, cap;
+	uintptr_t root_base;	/* the object dlopen() returned */
+	const void *root_ld;
+	ssize_t root;
+	int oom;
+};
+
+static void free_snaps(struct snaps *s)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		for (size_t k = 0; k < s->v[i].nneeded; k++)
+			free(s->v[i].needed[k]);
+		free(s->v[i].needed);
+		free(s->v[i].soname);
 	}
+	free(s->v);
+}
+
+static int snap_cb(struct dl_phdr_info *info, size_t size, void *data)
+{
+	struct obj o = { info->dlpi_name, info->dlpi_addr, info->dlpi_phdr, info->dlpi_phnum };
+	struct snaps *s = data;
+	const ElfW(Dyn) *d, *e;
+	const char *strtab, *so, *base;
+	struct snap *n;
+	size_t k = 0;
+
+	(void)size;
+	if (is_vdso(&o))
+		return 0;
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 32;
+		struct snap *v = realloc(s->v, cap * sizeof(*v));
+
+		if (!v)
+			goto oom;
+		s->v = v;
+		s->cap = cap;
+	}
+	d = dyn_of(&o);
+	n = &s->v[s->n];
+	memset(n, 0, sizeof(*n));
+	n->base = o.base;
+	n->phdr = o.phdr;
+	n->nodelete = !!(dyn_val(d, DT_FLAGS_1) & DF_1_NODELETE);
+	so = dyn_str(&o, d, DT_SONAME);
+	base = o.name ? strrchr(o.name, '/') : NULL;
+	base = base ? base + 1 : o.name ? o.name : "";
+	n->soname = strdup(so ? so : base);
+	strtab = dyn_str(&o, d, DT_STRTAB);
+	for (e = d; strtab && e && e->d_tag != DT_NULL; e++)
+		k += e->d_tag == DT_NEEDED;
+	n->needed = calloc(k + 1, sizeof(*n->needed));
+	s->n++;		/* from here on free_snaps() frees what it has */
+	if (!n->soname || !n->needed)
+		goto oom;
+	for (e = d; strtab && e && e->d_tag != DT_NULL; e++) {
+		if (e->d_tag != DT_NEEDED)
+			continue;
+		n->needed[n->nneeded] = strdup(strtab + e->d_un.d_val);
+		if (!n->needed[n->nneeded++])
+			goto oom;
+	}
+	if (o.base == s->root_base && (const void *)d == s->root_ld)
+		s->root = s->n - 1;
+	return 0;
+oom:
+	s->oom = 1;
+	return 1;
+}
+
+/* The object in S that DT_NEEDED name NEED refers to, or -1. */
+static ssize_t find_needed(const struct snaps *s, const char *need)
+{
+	for (size_t j = 0; j < s->n; j++)
+		if (!strcmp(need, s->v[j].soname))
+			return j;
 	return -1;
 }
 
-static int nodelete_flag(const struct obj *o)
+/* Sealing the chosen objects, again under the loader's lock. */
+struct pick {
+	const struct snaps *s;
+	const unsigned char *pick;
+};
+
+static int seal_picked(struct dl_phdr_info *info, size_t size, void *data)
 {
-	return !!(dyn_val(dyn_of(o), DT_FLAGS_1) & DF_1_NODELETE);
+	struct obj o = { info->dlpi_name, info->dlpi_addr, info->dlpi_phdr, info->dlpi_phnum };
+	const struct pick *p = data;
+	struct dl_find_object fo;
+	size_t i;
+
+	(void)size;
+	for (i = 0; i < p->s->n; i++)
+		if (p->pick[i] && p->s->v[i].base == o.base && p->s->v[i].phdr == o.phdr)
+			break;
+	if (i == p->s->n)
+		return 0;
+	/*
+	 * Only what ld.so has finished with (relocated, RELRO in place): an
+	 * object another thread's dlopen() is still loading is in the list
+	 * already, but not yet in _dl_find_object()'s data.
+	 */
+	if (_dl_find_object((void *)o.phdr, &fo) || fo.dlfo_link_map->l_addr != o.base)
+		return 0;
+	if (seal_obj(&o) && errno == ENOSYS) {
+		no_mseal();
+		return 1;
+	}
+	return 0;
 }
 
 /* Seal the objects that HANDLE brought in and that can never be unloaded. */
 static void seal_nodelete(void *handle, int mode)
 {
 	struct link_map *lm = NULL;
-	struct list l = { 0 };
+	struct snaps s = { 0 };
 	unsigned char *pick = NULL, *seen;
 	size_t *queue = NULL, head = 0, tail = 0;
-	ssize_t root = -1;
 
+	/* Ours until dlopen() returns: it cannot be unloaded meanwhile. */
 	if (dlinfo(handle, RTLD_DI_LINKMAP, &lm) || !lm)
 		return;
-	dl_iterate_phdr(collect, &l);
-	for (size_t i = 0; i < l.n; i++)
-		if (l.v[i].base == lm->l_addr && dyn_of(&l.v[i]) == lm->l_ld)
-			root = i;
-	pick = calloc(l.n, 2);
-	queue = malloc(2 * l.n * sizeof(*queue));
-	if (root < 0 || !pick || !queue)
+	s.root_base = lm->l_addr;
+	s.root_ld = lm->l_ld;
+	s.root = -1;
+	dl_iterate_phdr(snap_cb, &s);
+	if (s.oom || s.root < 0)
 		goto out;
-	seen = pick + l.n;
+	pick = calloc(s.n, 2);
+	queue = malloc(2 * s.n * sizeof(*queue));
+	if (!pick || !queue)
+		goto out;
+	seen = pick + s.n;
 	/*
 	 * From the object dlopen() returned, along DT_NEEDED: an object is
 	 * never unloaded if it has DF_1_NODELETE, was opened RTLD_NODELETE, or
 	 * is needed by one that is never unloaded. Each object is queued at
 	 * most twice: once seen, once picked.
 	 */
-	pick[root] = (mode & RTLD_NODELETE) || nodelete_flag(&l.v[root]);
-	seen[root] = 1;
-	queue[tail++] = root;
+	pick[s.root] = (mode & RTLD_NODELETE) || s.v[s.root].nodelete;
+	seen[s.root] = 1;
+	queue[tail++] = s.root;
 	while (head < tail) {
 		size_t i = queue[head++];
-		const ElfW(Dyn) *d = dyn_of(&l.v[i]);
-		const char *strtab = dyn_str(&l.v[i], d, DT_STRTAB);
 
-		for (; strtab && d->d_tag != DT_NULL; d++) {
-			ssize_t j;
+		for (size_t k = 0; k < s.v[i].nneeded; k++) {
+			ssize_t j = find_needed(&s, s.v[i].needed[k]);
 
-			if (d->d_tag != DT_NEEDED ||
-			    (j = find_needed(&l, strtab + d->d_un.d_val)) < 0)
+			if (j < 0)
 				continue;
-			if ((pick[i] || nodelete_flag(&l.v[j])) && !pick[j]) {
+			if ((pick[i] || s.v[j].nodelete) && !pick[j]) {
 				pick[j] = seen[j] = 1;
 				queue[tail++] = j;
 			} else if (!seen[j]) {
@@ -491,21 +716,17 @@ static void seal_nodelete(void *handle, int mode)
 			}
 		}
 	}
-	/* Only what ld.so has finished with: relocated, RELRO in place. */
-	for (size_t i = 0; i < l.n; i++) {
-		struct dl_find_object fo;
-
-		if (pick[i] && (_dl_find_object((void *)l.v[i].phdr, &fo) ||
-				fo.dlfo_link_map->l_addr != l.v[i].base))
-			pick[i] = 0;
-	}
-	seal_list(&l, pick);
+	/*
+	 * What was picked can never be unloaded, so it is still there; the
+	 * rest may be gone. Seal it under the lock, found again by address.
+	 */
+	dl_iterate_phdr(seal_picked, &(struct pick){ &s, pick });
 	if (state == ACTIVE)
 		report();
 out:
 	free(queue);
 	free(pick);
-	free(l.v);
+	free_snaps(&s);
 }
 
 void *mseal_run_dlopen_sealed(const char *file, int mode)
