@@ -5,7 +5,7 @@
  * ld.so and of every library loaded with it are sealed (see libmseal-run.c).
  *
  *	mseal-run PROG [ARGS...]
- *	mseal-run --system on|off|status [--root DIR]
+ *	mseal-run --system on|enforce|off|status [--root DIR]
  *	mseal-init [ARGS...]		(as init=: opt in, then exec /sbin/init)
  *
  * Running a program: the process opts in to sealing (the v6 ABI seals only
@@ -14,9 +14,17 @@
  * first in LD_PRELOAD and executes PROG. Children inherit both.
  *
  * The system-wide switch: /etc/ld.so.preload names the library (every
- * dynamically linked program, set-user-ID ones too), and, for the v6 ABI,
- * the kernel command line gets init=/usr/sbin/mseal-init through a GRUB
- * drop-in, so that PID 1 opts in before anything is mapped.
+ * dynamically linked program, set-user-ID ones too), as /usr/$LIB/..., which
+ * each loader expands to its own directory (a 32-bit program's loader finds
+ * the 32-bit build); and the kernel command line gets mseal_exec=on through
+ * a GRUB drop-in: from the next boot the kernel seals every program's code
+ * and read-only data at execve() and opts every process in to sealable
+ * mappings. "enforce" is "on", and MSEAL_RUN=0 is ignored (a marker file the
+ * library looks at only when that variable is set).
+ *
+ * Every file is written as root in a directory only root can write: created
+ * with its final mode (O_EXCL, O_NOFOLLOW, 0644 whatever the umask), then
+ * renamed over the old one.
  */
 #include <elf.h>
 #include <errno.h>
@@ -28,20 +36,33 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
 #include <unistd.h>
+#include <linux/capability.h>
 
 #include <mseal.h>
 
 #ifndef MSEAL_RUN_LIB
 #define MSEAL_RUN_LIB "/usr/lib/x86_64-linux-gnu/libmseal-run.so"
 #endif
+/* The same library, as ld.so.preload and LD_PRELOAD name it. */
+#ifndef MSEAL_RUN_PRELOAD
+#define MSEAL_RUN_PRELOAD "/usr/$LIB/libmseal-run.so"
+#endif
 #ifndef MSEAL_RUN_VERSION
 #define MSEAL_RUN_VERSION "1.0"
 #endif
 #define INIT_WRAPPER "/usr/sbin/mseal-init"
 #define PRELOAD_FILE "/etc/ld.so.preload"
-#define GRUB_DROPIN "/etc/default/grub.d/mseal-run.cfg"
+#define GRUB_DIR "/etc/default/grub.d"
+#define GRUB_DROPIN GRUB_DIR "/mseal-run.cfg"
+#define GRUB_CFG "/boot/grub/grub.cfg"
+#define UPDATE_GRUB "/usr/sbin/update-grub"
+#define ENFORCE_DIR "/etc/mseal-run"
+#define ENFORCE_FILE ENFORCE_DIR "/enforce"
+#define BOOT_PARAM "mseal_exec=on"
 
 static const char *prog = "mseal-run";
 
@@ -49,7 +70,7 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: mseal-run PROG [ARGS...]\n"
-		"       mseal-run --system on|off|status [--root DIR]\n");
+		"       mseal-run --system on|enforce|off|status [--root DIR]\n");
 	exit(2);
 }
 
@@ -89,8 +110,37 @@ static const char *lookup(const char *file, char *buf, size_t len)
 }
 
 /*
+ * Would executing the file open on FD give this process capabilities it
+ * does not have (file capabilities: the kernel then runs the loader in
+ * secure mode, which ignores LD_PRELOAD, as for set-user-ID programs)? For
+ * a user other than root: the new permitted set is (fI & pI) | fP (within
+ * the bounding set), and any capability in it makes the exec secure.
+ */
+static int gains_caps(int fd)
+{
+	struct vfs_ns_cap_data cap;
+	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct cur[2];
+	ssize_t n = fgetxattr(fd, "security.capability", &cap, sizeof(cap));
+	unsigned int w;
+
+	if (n < (ssize_t)XATTR_CAPS_SZ_2 || geteuid() == 0)
+		return 0;
+	if (syscall(SYS_capget, &hdr, cur))
+		return 1;
+	for (w = 0; w < 2; w++) {
+		unsigned int fp = cap.data[w].permitted, fi = cap.data[w].inheritable;
+
+		if (fp || (fi & cur[w].inheritable))
+			return 1;
+	}
+	return 0;
+}
+
+/*
  * Why PROG cannot be sealed this way, or NULL: LD_PRELOAD does nothing for a
- * static program, and the loader ignores it for a set-user-ID one.
+ * static program, and the loader ignores it for a set-user-ID one or one
+ * with file capabilities.
  */
 static const char *cannot_seal(const char *file)
 {
@@ -111,6 +161,10 @@ static const char *cannot_seal(const char *file)
 		why = "it is set-user-ID or set-group-ID (the loader ignores LD_PRELOAD)";
 		goto out;
 	}
+	if (gains_caps(fd)) {
+		why = "it has file capabilities (the loader ignores LD_PRELOAD)";
+		goto out;
+	}
 	if (pread(fd, &eh, sizeof(eh), 0) != sizeof(eh) ||
 	    memcmp(eh.e_ident, ELFMAG, SELFMAG) || eh.e_ident[EI_CLASS] != (sizeof(void *) == 8 ? ELFCLASS64 : ELFCLASS32))
 		goto out;	/* a script, or another class: not ours to judge */
@@ -126,9 +180,31 @@ out:
 	return why;
 }
 
+/*
+ * Is ENTRY one of the entries of LIST (LD_PRELOAD, or a line of
+ * ld.so.preload), separated by colons or white space? Whole entries only:
+ * /opt/x/libmseal-run.so.old is not /opt/x/libmseal-run.so.
+ */
+static int has_entry(const char *list, const char *entry)
+{
+	size_t len = strlen(entry);
+
+	for (const char *p = list; p && *p;) {
+		size_t n = strcspn(p, ": \t\n");
+
+		if (n == len && !strncmp(p, entry, n))
+			return 1;
+		p += n + (p[n] != '\0');
+	}
+	return 0;
+}
+
 static int run(char **argv)
 {
 	const char *lib = library(), *old = getenv("LD_PRELOAD"), *why;
+	/* ld.so expands $LIB: a 32-bit child finds the 32-bit build. */
+	const char *entry = getenv("MSEAL_RUN_LIB") && *getenv("MSEAL_RUN_LIB") ?
+			    lib : MSEAL_RUN_PRELOAD;
 	char *preload;
 
 	/* EINVAL: a kernel without the opt-in (no mseal(), or mainline's). */
@@ -137,13 +213,13 @@ static int run(char **argv)
 		fprintf(stderr, "%s: %s: %s\n", prog, lib, strerror(errno));
 		return 127;
 	}
-	if (old && *old && strstr(old, lib)) {
+	if (has_entry(old, entry) || has_entry(old, lib)) {
 		preload = (char *)old;	/* already there: mseal-run in mseal-run */
 	} else if (old && *old) {
-		if (asprintf(&preload, "%s:%s", lib, old) < 0)
+		if (asprintf(&preload, "%s:%s", entry, old) < 0)
 			return 127;
 	} else {
-		preload = (char *)lib;
+		preload = (char *)entry;
 	}
 	if (setenv("LD_PRELOAD", preload, 1))
 		return 127;
@@ -192,7 +268,7 @@ static char *in_root(const char *root, const char *path)
 /* The contents of FILE ("" if it does not exist), or exit. */
 static char *slurp(const char *file)
 {
-	FILE *f = fopen(file, "r");
+	FILE *f = fopen(file, "re");
 	char *buf = NULL;
 	size_t len = 0;
 
@@ -210,75 +286,190 @@ static char *slurp(const char *file)
 	return buf;
 }
 
-/* Write TEXT to FILE atomically (mode 0644), or remove FILE if TEXT is "". */
-static void put(const char *file, const char *text)
+static void fail(const char *file)
 {
-	char *tmp;
-	FILE *f;
-
-	if (!*text) {
-		if (unlink(file) && errno != ENOENT)
-			goto fail;
-		return;
-	}
-	tmp = in_root(file, ".mseal-run.tmp");
-	f = fopen(tmp, "w");
-	if (!f || fputs(text, f) < 0 || fchmod(fileno(f), 0644) || fclose(f) ||
-	    rename(tmp, file)) {
-		unlink(tmp);
-		goto fail;
-	}
-	free(tmp);
-	return;
-fail:
 	fprintf(stderr, "%s: %s: %s\n", prog, file, strerror(errno));
 	exit(1);
 }
 
-/* Does TEXT (ld.so.preload) name LIB, as a whole word? */
-static int names(const char *text, const char *lib)
+/*
+ * The directory of FILE must be writable by its owner only, and owned by
+ * this user (root): anyone else who can write there could swap the file
+ * between our writing and the loader's reading.
+ */
+static void check_dir(const char *file)
 {
-	size_t n = strlen(lib);
+	char *dir = strdup(file), *slash = strrchr(dir, '/');
+	struct stat sb;
 
-	for (const char *p = text; (p = strstr(p, lib)); p += n)
-		if ((p == text || strchr(" \t\n:", p[-1])) && strchr(" \t\n:", p[n]))
-			return 1;
-	return 0;
+	if (slash)
+		*(slash == dir ? slash + 1 : slash) = '\0';
+	if (stat(slash ? dir : ".", &sb))
+		fail(dir);
+	if (sb.st_uid != geteuid() || (sb.st_mode & (S_IWGRP | S_IWOTH))) {
+		fprintf(stderr, "%s: %s: not writing there: the directory is writable by "
+			"other users than %s\n", prog, file, geteuid() ? "this one" : "root");
+		exit(1);
+	}
+	free(dir);
 }
 
-/* TEXT without the lines that hold only LIB. */
-static char *without(const char *text, const char *lib)
+/*
+ * Write TEXT to FILE (mode 0644), or remove FILE if TEXT is "". The new file
+ * is created with its final mode, whatever the umask (a file created 0666
+ * and chmod()ed later can be opened for writing in between, and stays
+ * writable through that descriptor), never through a symbolic link, then
+ * renamed over FILE.
+ */
+static void put(const char *file, const char *text)
+{
+	size_t len = strlen(text), off = 0;
+	char *tmp;
+	int fd;
+
+	if (!*text) {
+		if (unlink(file) && errno != ENOENT)
+			fail(file);
+		return;
+	}
+	check_dir(file);
+	tmp = in_root(file, ".mseal-run.tmp");
+	/* A leftover of an interrupted run (only root can write here). */
+	if (unlink(tmp) && errno != ENOENT)
+		fail(tmp);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0)
+		fail(tmp);
+	if (fchmod(fd, 0644))
+		goto fail;
+	while (off < len) {
+		ssize_t n = write(fd, text + off, len - off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			goto fail;
+		off += n;
+	}
+	if (fsync(fd) || close(fd)) {
+		fd = -1;
+		goto fail;
+	}
+	fd = -1;
+	if (rename(tmp, file))
+		goto fail;
+	free(tmp);
+	return;
+fail:
+	{
+		int err = errno;
+
+		if (fd >= 0)
+			close(fd);
+		unlink(tmp);
+		errno = err;
+		fail(file);
+	}
+}
+
+/* Is LIB (either of its names) an entry of TEXT (ld.so.preload)? */
+static int is_ours(const char *p, size_t n)
+{
+	return (n == strlen(MSEAL_RUN_PRELOAD) && !strncmp(p, MSEAL_RUN_PRELOAD, n)) ||
+	       (n == strlen(MSEAL_RUN_LIB) && !strncmp(p, MSEAL_RUN_LIB, n));
+}
+
+/*
+ * ld.so.preload as ld.so reads it: entries separated by white space or
+ * colons, '#' to the end of the line a comment. The length of the line P
+ * (N bytes) without its comment.
+ */
+static size_t code_len(const char *p, size_t n)
+{
+	const char *hash = memchr(p, '#', n);
+
+	return hash ? (size_t)(hash - p) : n;
+}
+
+/* 2: TEXT names the library as MSEAL_RUN_PRELOAD, 1: otherwise, 0: not. */
+static int names(const char *text)
+{
+	int found = 0;
+
+	for (const char *l = text; *l;) {
+		size_t n = strcspn(l, "\n"), c = code_len(l, n);
+
+		for (const char *p = l; p < l + c;) {
+			size_t m = strcspn(p, ": \t");
+
+			if (p + m > l + c)
+				m = l + c - p;
+			if (m && is_ours(p, m))
+				found = found == 2 || (m == strlen(MSEAL_RUN_PRELOAD) &&
+						       !strncmp(p, MSEAL_RUN_PRELOAD, m)) ? 2 : 1;
+			p += m + 1;
+		}
+		l += n + (l[n] == '\n');
+	}
+	return found;
+}
+
+/*
+ * TEXT without the library's entries. A line that names it beside other
+ * entries keeps them (separated by a space) and its comment; a line left
+ * with nothing goes.
+ */
+static char *without(const char *text)
 {
 	char *out = calloc(1, strlen(text) + 2), *o = out;
 
-	for (const char *p = text; *p;) {
-		size_t n = strcspn(p, "\n");
-		const char *s = p, *e = p + n;
+	if (!out) {
+		perror(prog);
+		exit(1);
+	}
+	for (const char *l = text; *l;) {
+		size_t n = strcspn(l, "\n"), c = code_len(l, n), kept = 0, ours = 0;
+		char *start = o;
 
-		while (s < e && strchr(" \t", *s))
-			s++;
-		while (e > s && strchr(" \t", e[-1]))
-			e--;
-		if ((size_t)(e - s) != strlen(lib) || strncmp(s, lib, e - s)) {
-			memcpy(o, p, n);
+		for (const char *p = l; p < l + c;) {
+			size_t m = strcspn(p, ": \t");
+
+			if (p + m > l + c)
+				m = l + c - p;
+			ours += m && is_ours(p, m);
+			p += m + 1;
+		}
+		if (!ours) {
+			memcpy(o, l, n);
 			o += n;
 			*o++ = '\n';
+		} else {
+			for (const char *p = l; p < l + c;) {
+				size_t m = strcspn(p, ": \t");
+
+				if (p + m > l + c)
+					m = l + c - p;
+				if (m && !is_ours(p, m)) {
+					if (kept++)
+						*o++ = ' ';
+					memcpy(o, p, m);
+					o += m;
+				}
+				p += m + 1;
+			}
+			if (c < n) {	/* the comment */
+				if (kept)
+					*o++ = ' ';
+				memcpy(o, l + c, n - c);
+				o += n - c;
+			}
+			if (o != start)		/* nothing left: no line */
+				*o++ = '\n';
 		}
-		p += n + (p[n] == '\n');
+		l += n + (l[n] == '\n');
 	}
 	*o = '\0';
 	return out;
-}
-
-static void update_grub(const char *root)
-{
-	int status;
-
-	if (*root || access("/usr/sbin/update-grub", X_OK))
-		return;
-	status = system("/usr/sbin/update-grub >/dev/null 2>&1");
-	if (status)
-		fprintf(stderr, "%s: update-grub failed: run it yourself\n", prog);
 }
 
 static const char *abi_name(void)
@@ -292,68 +483,230 @@ static const char *abi_name(void)
 	return "none (no mseal(): programs run unsealed)";
 }
 
+/* /proc/sys/vm/mseal_exec: 1 on, 0 off, -1 no such policy in this kernel. */
+static int mseal_exec_now(void)
+{
+	char buf[8] = "";
+	int fd = open("/proc/sys/vm/mseal_exec", O_RDONLY | O_CLOEXEC), n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	return n > 0 && !strncmp(buf, "on", 2);
+}
+
+/*
+ * Does this kernel seal every dynamically linked program started from now
+ * on with the preload alone, without the boot parameter? With the mainline
+ * ABI (every mapping sealable), or when it already runs with mseal_exec=on;
+ * without mseal() the library is silent. The v6 ABI without mseal_exec would
+ * refuse the libraries of every program, and each would warn.
+ */
+static int preload_works_alone(void)
+{
+	return mseal_abi() != MSEAL_ABI_V6 || mseal_exec_now() == 1;
+}
+
+static int mkdirs(const char *root, const char *dir)
+{
+	char *path = in_root(root, dir);
+
+	for (char *slash = strchr(path + strlen(root) + 1, '/'); ; slash = strchr(slash + 1, '/')) {
+		if (slash)
+			*slash = '\0';
+		if (mkdir(path, 0755) && errno != EEXIST) {
+			fprintf(stderr, "%s: %s: %s\n", prog, path, strerror(errno));
+			return -1;
+		}
+		if (!slash)
+			break;
+		*slash = '/';
+	}
+	free(path);
+	return 0;
+}
+
+/* Run update-grub: NULL, or what went wrong (static). */
+static const char *update_grub(void)
+{
+	static char why[128];
+	int status;
+
+	if (access(UPDATE_GRUB, X_OK)) {
+		snprintf(why, sizeof(why), "no %s (is GRUB this system's boot loader?)", UPDATE_GRUB);
+		return why;
+	}
+	status = system(UPDATE_GRUB " >/dev/null 2>&1");
+	if (status) {
+		snprintf(why, sizeof(why), "%s failed (%s %d)", UPDATE_GRUB,
+			 WIFEXITED(status) ? "exit status" : "status", WIFEXITED(status) ?
+			 WEXITSTATUS(status) : status);
+		return why;
+	}
+	return NULL;
+}
+
+/* Does GRUB's configuration boot with the parameter? */
+static int grub_has_param(void)
+{
+	char *cfg = slurp(GRUB_CFG);
+	int yes = !!strstr(cfg, BOOT_PARAM);
+
+	free(cfg);
+	return yes;
+}
+
+static const char dropin_text[] =
+	"# Written by mseal-run --system on: the kernel seals every program's code\n"
+	"# and read-only data at execve() and opts every process in to sealable\n"
+	"# mappings (the v6 ABI seals only memory mapped sealable). See mseal-run(1).\n"
+	"GRUB_CMDLINE_LINUX_DEFAULT=\"$GRUB_CMDLINE_LINUX_DEFAULT " BOOT_PARAM "\"\n";
+
+static const char enforce_text[] =
+	"# Written by mseal-run --system enforce: while this file exists,\n"
+	"# libmseal-run.so ignores MSEAL_RUN=0. See mseal-run(1).\n";
+
+/*
+ * The boot part of --system on: the GRUB drop-in, update-grub, and
+ * grub.cfg checked. NULL, or what could not be done (and the drop-in is
+ * not left behind). On an image (--root), the files only: the image's own
+ * update-grub makes them effective.
+ */
+static const char *boot_on(const char *root)
+{
+	char *dropin = in_root(root, GRUB_DROPIN);
+	const char *why;
+
+	if (*root) {
+		if (mkdirs(root, GRUB_DIR))
+			exit(1);
+		put(dropin, dropin_text);
+		return NULL;
+	}
+	if (access(UPDATE_GRUB, X_OK)) {
+		put(dropin, "");
+		return update_grub();
+	}
+	if (mkdirs(root, GRUB_DIR))
+		exit(1);
+	put(dropin, dropin_text);
+	why = update_grub();
+	if (!why && !grub_has_param())
+		why = "update-grub did not put " BOOT_PARAM " in " GRUB_CFG
+		      " (does it read " GRUB_DIR "/*.cfg? does a later drop-in set"
+		      " GRUB_CMDLINE_LINUX_DEFAULT?)";
+	if (why)
+		put(dropin, "");	/* grub.cfg: unchanged, or already without it */
+	return why;
+}
+
 static int system_switch(const char *what, const char *root)
 {
-	const char *lib = MSEAL_RUN_LIB;
 	char *preload = in_root(root, PRELOAD_FILE), *dropin = in_root(root, GRUB_DROPIN);
-	char *text = slurp(preload), *rooted_lib = in_root(root, lib);
-	int on = names(text, lib), init_on = !access(dropin, F_OK);
+	char *enforce = in_root(root, ENFORCE_FILE);
+	char *text = slurp(preload), *rooted_lib = in_root(root, MSEAL_RUN_LIB);
+	char *old_dropin = slurp(dropin);
+	int on = names(text) != 0, boot = *old_dropin != '\0';
+	int enforced = !access(enforce, F_OK);
 
+	if (strcmp(what, "status") && strcmp(what, "on") && strcmp(what, "enforce") &&
+	    strcmp(what, "off"))
+		usage();
 	if (!strcmp(what, "status")) {
 		int sealable = prctl(PR_GET_MSEAL_SEALABLE, 0, 0, 0, 0);
+		int now = mseal_exec_now();
 
 		printf("system-wide sealing: %s (%s %s %s)\n", on ? "on" : "off",
-		       preload, on ? "names" : "does not name", lib);
-		printf("init wrapper: %s (%s)\n", init_on ? "on" : "off", dropin);
+		       preload, on ? "names" : "does not name", MSEAL_RUN_PRELOAD);
+		printf("enforced: %s (%s%s)\n", enforced ? "yes" : "no", enforce,
+		       enforced ? ": MSEAL_RUN=0 is ignored" : " does not exist");
+		printf("boot parameter: %s (%s)\n",
+		       strstr(old_dropin, BOOT_PARAM) ? BOOT_PARAM :
+		       boot ? "other (an older mseal-run's drop-in: run mseal-run --system on)" :
+		       "not set", dropin);
 		if (!*root) {
 			printf("kernel ABI: %s\n", abi_name());
+			printf("mseal_exec in this boot: %s\n", now == 1 ? "on" : now == 0 ?
+			       (boot ? "off (on from the next boot)" : "off") :
+			       "not supported by this kernel");
 			printf("this process: %s\n", sealable == 1 ? "maps sealable" :
-			       sealable == 0 ? "does not map sealable (boot with the init wrapper)" :
+			       sealable == 0 ? "does not map sealable (boot with mseal_exec=on)" :
 			       "no opt-in in this kernel");
 		}
 		return on ? 0 : 3;
 	}
-	if (!strcmp(what, "on")) {
-		char *grub_dir = in_root(root, "/etc/default/grub.d");
+	if (!strcmp(what, "on") || !strcmp(what, "enforce")) {
+		const char *why;
 
 		if (access(rooted_lib, R_OK)) {
 			fprintf(stderr, "%s: %s: %s\n", prog, rooted_lib, strerror(errno));
 			return 1;
 		}
-		if (!on) {
-			char *next;
+		why = boot_on(root);
+		if (why && !preload_works_alone()) {
+			fprintf(stderr,
+				"%s: could not install " BOOT_PARAM " on the kernel command line: %s\n"
+				"%s: not changed: %s (this kernel speaks the v6 ABI and runs without "
+				BOOT_PARAM ": every program would fail to seal its libraries, and warn)\n"
+				"%s: system-wide sealing stays %s; add " BOOT_PARAM
+				" to the kernel command line yourself, reboot, and run this again\n",
+				prog, why, prog, preload, prog, on ? "on" : "off");
+			return 1;
+		}
+		if (names(text) != 2) {
+			char *rest = without(text), *next;
 
-			if (asprintf(&next, "%s%s%s\n", text,
-				     *text && text[strlen(text) - 1] != '\n' ? "\n" : "", lib) < 0)
+			if (asprintf(&next, "%s%s%s\n", rest,
+				     *rest && rest[strlen(rest) - 1] != '\n' ? "\n" : "",
+				     MSEAL_RUN_PRELOAD) < 0)
 				return 1;
 			put(preload, next);
 		}
-		for (char *slash = strchr(grub_dir + strlen(root) + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
-			*slash = '\0';
-			if (mkdir(grub_dir, 0755) && errno != EEXIST) {
-				fprintf(stderr, "%s: %s: %s\n", prog, grub_dir, strerror(errno));
+		if (!strcmp(what, "enforce")) {
+			if (mkdirs(root, ENFORCE_DIR))
 				return 1;
-			}
-			*slash = '/';
+			put(enforce, enforce_text);
+		} else {
+			put(enforce, "");
 		}
-		if (mkdir(grub_dir, 0755) && errno != EEXIST) {
-			fprintf(stderr, "%s: %s: %s\n", prog, grub_dir, strerror(errno));
+		if (why) {
+			fprintf(stderr,
+				"%s: could not install " BOOT_PARAM " on the kernel command line: %s\n"
+				"%s: installed: %s names %s (this kernel seals without it);"
+				" programs that ld.so.preload does not reach (static ones) stay"
+				" unsealed: add " BOOT_PARAM " to the kernel command line yourself\n",
+				prog, why, prog, preload, MSEAL_RUN_PRELOAD);
 			return 1;
 		}
-		put(dropin,
-		    "# Written by mseal-run --system on: PID 1 opts in to sealing (the\n"
-		    "# v6 ABI seals only memory mapped sealable), then runs /sbin/init.\n"
-		    "GRUB_CMDLINE_LINUX_DEFAULT=\"$GRUB_CMDLINE_LINUX_DEFAULT init=" INIT_WRAPPER "\"\n");
-		update_grub(root);
-		printf("system-wide sealing on: programs started from now on are sealed;\n"
-		       "reboot so that init opts in (needed by kernels with the v6 ABI)\n");
+		printf("system-wide sealing %s%s: %s;\n"
+		       "the kernel seals every program at execve() from the next boot (" BOOT_PARAM ")\n",
+		       strcmp(what, "enforce") ? "on" : "enforced",
+		       strcmp(what, "enforce") ? "" : " (MSEAL_RUN=0 is ignored)",
+		       *root ? "from the image's next boot" : preload_works_alone() ?
+		       "programs started from now on are sealed" :
+		       "until the reboot, this kernel (v6 ABI) seals only the programs started"
+		       " with mseal-run");
 		return 0;
 	}
 	if (!strcmp(what, "off")) {
-		put(preload, without(text, lib));
-		if (init_on) {
+		const char *why = NULL;
+
+		if (on)
+			put(preload, without(text));
+		put(enforce, "");
+		rmdir(in_root(root, ENFORCE_DIR));	/* if empty */
+		if (boot) {
 			put(dropin, "");
-			update_grub(root);
+			if (!*root && !access(UPDATE_GRUB, X_OK))
+				why = update_grub();
+			else if (!*root)
+				why = "no " UPDATE_GRUB;
+		}
+		if (why) {
+			fprintf(stderr, "%s: removed %s, but %s: the next boot may still have "
+				BOOT_PARAM "; run update-grub yourself\n", prog, dropin, why);
+			return 1;
 		}
 		printf("system-wide sealing off: programs started from now on are not sealed\n");
 		return 0;
@@ -383,7 +736,7 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		printf("usage: mseal-run PROG [ARGS...]\n"
-		       "       mseal-run --system on|off|status [--root DIR]\n"
+		       "       mseal-run --system on|enforce|off|status [--root DIR]\n"
 		       "See mseal-run(1).\n");
 		return 0;
 	}

@@ -53,6 +53,100 @@ result "--system on, status (exit 0), off, status (exit 3) on a scratch root" sh
 	'$run' --system on --root '$tmp/root' && '$run' --system status --root '$tmp/root' &&
 	'$run' --system off --root '$tmp/root' && ! '$run' --system status --root '$tmp/root'"
 result "--system on refuses a root without the library" status_is 1 "$run" --system on --root "$tmp/empty"
+
+# The switch's files (issue 26, items 9 and 10; issue 28, item 2).
+r=$tmp/root
+lib=/usr/lib/x86_64-linux-gnu/libmseal-run.so
+result "--system on: ld.so.preload names /usr/\$LIB/libmseal-run.so (32-bit loaders find theirs)" \
+	sh -c "'$run' --system on --root '$r' >/dev/null && grep -qx '/usr/\$LIB/libmseal-run.so' '$r/etc/ld.so.preload'"
+result "--system on: the GRUB drop-in adds mseal_exec=on, no init=" \
+	sh -c "grep -q '^GRUB_CMDLINE_LINUX_DEFAULT=\"\$GRUB_CMDLINE_LINUX_DEFAULT mseal_exec=on\"\$' '$r/etc/default/grub.d/mseal-run.cfg' &&
+		! grep -q 'init=' '$r/etc/default/grub.d/mseal-run.cfg'"
+printf '/usr/lib/one.so %s:/usr/lib/two.so # kept\n/usr/lib/three.so\n' "$lib" >"$r/etc/ld.so.preload"
+"$run" --system on --root "$r" >/dev/null || true
+result "--system on over the old absolute name: replaced, the other entries kept" \
+	sh -c "[ \"\$(cat '$r/etc/ld.so.preload')\" = \"\$(printf '/usr/lib/one.so /usr/lib/two.so # kept\n/usr/lib/three.so\n/usr/\$LIB/libmseal-run.so')\" ]"
+printf '/usr/lib/one.so %s:/usr/lib/two.so # kept\n# %s\n' "$lib" "$lib" >"$r/etc/ld.so.preload"
+result "--system status: an entry in a comment does not count, one beside others does" \
+	"$run" --system status --root "$r"
+"$run" --system off --root "$r" >/dev/null || true
+result "--system off: the library goes from a line it shares, the rest of the line stays" \
+	sh -c "[ \"\$(cat '$r/etc/ld.so.preload')\" = \"\$(printf '/usr/lib/one.so /usr/lib/two.so # kept\n# %s' '$lib')\" ]"
+echo "# $lib" >"$r/etc/ld.so.preload"
+result "--system status: only a comment names it: off (exit 3)" status_is 3 "$run" --system status --root "$r"
+"$run" --system enforce --root "$r" >/dev/null || true
+result "--system enforce: on, with the marker /etc/mseal-run/enforce" \
+	sh -c "grep -qx '/usr/\$LIB/libmseal-run.so' '$r/etc/ld.so.preload' && [ -f '$r/etc/mseal-run/enforce' ] &&
+		'$run' --system status --root '$r' | grep -qx 'enforced: yes .*'"
+"$run" --system on --root "$r" >/dev/null || true
+result "--system on after enforce: the marker gone" sh -c "[ ! -e '$r/etc/mseal-run/enforce' ] &&
+	'$run' --system status --root '$r' | grep -q '^enforced: no'"
+"$run" --system enforce --root "$r" >/dev/null || true
+"$run" --system off --root "$r" >/dev/null || true
+result "--system off after enforce: the marker, the drop-in and the entry gone" \
+	sh -c "[ ! -e '$r/etc/mseal-run/enforce' ] && [ ! -e '$r/etc/default/grub.d/mseal-run.cfg' ] &&
+		[ \"\$(cat '$r/etc/ld.so.preload')\" = '# $lib' ]"
+mkdir -p "$tmp/open/etc" && chmod 777 "$tmp/open/etc"
+mkdir -p "$tmp/open/usr/lib/x86_64-linux-gnu" && cp "$MSEAL_RUN_LIB" "$tmp/open$lib"
+result "--system on refuses to write in a directory others can write (exit 1, nothing written)" \
+	sh -c "! '$run' --system on --root '$tmp/open' 2>/dev/null && [ ! -e '$tmp/open/etc/ld.so.preload' ]"
+
+# Item 6: the files are created with their final mode whatever the umask.
+# The creation as the kernel sees it (strace), then an unprivileged racer
+# that opens each new file for writing as soon as it appears.
+rm -rf "$r/etc/ld.so.preload" "$r/etc/default" "$r/etc/mseal-run"
+if command -v strace >/dev/null; then
+	(umask 000 && strace -f -e trace=open,openat,creat -o "$tmp/strace" "$run" --system on --root "$r" >/dev/null) || true
+	grep 'mseal-run.tmp' "$tmp/strace" | grep 'O_CREAT' >"$tmp/creat" || true
+	result "umask 000: ld.so.preload and the drop-in created O_EXCL|O_NOFOLLOW, mode 0644 ($(wc -l <"$tmp/creat") files)" \
+		sh -c "[ \$(wc -l <'$tmp/creat') -eq 2 ] && ! grep -v 'O_EXCL.*, 0644)' '$tmp/creat' | grep -q . &&
+			! grep -v 'O_NOFOLLOW' '$tmp/creat' | grep -q ."
+	sed 's/^/# /' "$tmp/creat"
+else
+	n=$((n + 1)); echo "ok $n # SKIP no strace"
+	(umask 000 && "$run" --system on --root "$r" >/dev/null) || true
+fi
+(umask 077 && "$run" --system enforce --root "$r" >/dev/null) || true
+result "ld.so.preload, the drop-in (umask 000) and the marker (umask 077) are 0644" \
+	sh -c "[ \"\$(stat -c %a '$r/etc/ld.so.preload' '$r/etc/default/grub.d/mseal-run.cfg' '$r/etc/mseal-run/enforce' | sort -u)\" = 644 ]"
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+	gcc -O2 -Wall -Werror -o "$tmp/racer" "$top/tests/host/mseal_run/racer.c"
+	chmod 755 "$tmp" "$r" "$r/etc"
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$tmp/racer" "$r/etc" \
+		ld.so.preload.mseal-run.tmp 6 >"$tmp/racer.out" &
+	racer=$!
+	sleep 1
+	for _ in $(seq 150); do
+		(umask 000 && "$run" --system on --root "$r" >/dev/null && "$run" --system off --root "$r" >/dev/null)
+	done
+	wait $racer
+	read -r won seen <"$tmp/racer.out"
+	result "umask 000: a racing user never opens ld.so.preload's new file for writing ($won of $seen)" \
+		test "$won" -eq 0 -a "$seen" -gt 0
+else
+	n=$((n + 1)); echo "ok $n # SKIP the racer needs root (to run it as nobody)"
+fi
+
+# Item 10: LD_PRELOAD matched as a whole entry; file capabilities warned.
+echo 'int mseal_run_test_other;' | gcc -shared -fPIC -o "$MSEAL_RUN_LIB.old" -x c -
+result "an LD_PRELOAD entry that only contains the library's name is not the library" \
+	sh -c "[ \"\$(LD_PRELOAD='$MSEAL_RUN_LIB.old' '$run' /usr/bin/printenv LD_PRELOAD)\" = '$MSEAL_RUN_LIB:$MSEAL_RUN_LIB.old' ]"
+result "the library already in LD_PRELOAD (among others): not added again" \
+	sh -c "[ \"\$(LD_PRELOAD='$MSEAL_RUN_LIB.old $MSEAL_RUN_LIB' '$run' /usr/bin/printenv LD_PRELOAD)\" = '$MSEAL_RUN_LIB.old $MSEAL_RUN_LIB' ]"
+# (mseal-run warns only where the kernel has mseal(): the static mseal-run
+# itself, under mseal-run, tells.)
+if [ "$(id -u)" = 0 ] && command -v setcap >/dev/null && command -v setpriv >/dev/null &&
+	"$run" "$run" --version 2>&1 >/dev/null | grep -q 'statically linked' &&
+	cp /usr/bin/true "$tmp/captrue" && setcap cap_net_raw+ep "$tmp/captrue" 2>/dev/null; then
+	chmod 755 "$tmp" "$tmp/b"
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$run" "$tmp/captrue" 2>"$tmp/cap.err" || true
+	result "a program with file capabilities, run by another user: warned (the loader ignores LD_PRELOAD)" \
+		grep -q "warning: $tmp/captrue: it has file capabilities" "$tmp/cap.err"
+	"$run" "$tmp/captrue" 2>"$tmp/cap.err" || true
+	result "the same program run by root (no capability gained): no warning" [ ! -s "$tmp/cap.err" ]
+else
+	n=$((n + 1)); echo "ok $n # SKIP file capabilities: needs root, setcap, setpriv and a kernel with mseal()"
+fi
 result "groff -man -ww renders mseal-run.1 without a warning" \
 	sh -c "groff -man -ww -Tutf8 '$top/man/mseal-run.1' >/dev/null 2>'$tmp/w' && [ ! -s '$tmp/w' ]"
 result "man --warnings renders mseal-run.1 without a warning" \
