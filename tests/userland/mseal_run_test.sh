@@ -180,6 +180,62 @@ expect_dl /libc.so.6 $yes "libc is sealed ($yes)"
 expect_dl /ld-linux-x86-64.so.2 $yes "ld.so is sealed ($yes)"
 expect_dl /dlopen_loop $yes "the executable is sealed ($yes)"
 
+# Issue 26, item 7: another thread's dlclose() while the dlopen() wrapper
+# looks at the loaded objects (the old wrapper read them after the loader's
+# lock was dropped: SIGSEGV within seconds).
+mseal-run "$run/dlclose_race" "$run/race" 60 >"$tmp/race.out" 2>"$tmp/race.err"
+rc=$?
+check "dlclose() in another thread during the dlopen() wrapper's work: no crash (exit $rc, $(cat "$tmp/race.out"))" \
+	[ $rc = 0 ]
+show "$tmp/race.err"
+
+# Item 8: programs people run. A 32-bit program: its loader expands $LIB
+# to lib32 and loads the i386 build (no "wrong ELF class" error), which
+# seals it.
+mseal-run "$run/probe32" >"$tmp/p32.smaps" 2>"$tmp/p32.err"
+rc=$?
+check "a 32-bit program under mseal-run: runs, nothing on stderr (exit $rc)" [ $rc = 0 -a ! -s "$tmp/p32.err" ]
+show "$tmp/p32.err"
+sealed "$tmp/p32.smaps" "32-bit program: the executable" '/probe32$' $want
+sealed "$tmp/p32.smaps" "32-bit program: ld.so" '/ld-linux\.so\.2$' $want
+sealed "$tmp/p32.smaps" "32-bit program: libc" '/lib32/libc\.so\.6$' $want
+sealed "$tmp/p32.smaps" "32-bit program: the i386 libmseal-run.so" '/i386-linux-gnu/libmseal-run\.so$' $want
+# AddressSanitizer: its runtime comes after the preloaded library; it must
+# neither abort ("ASan runtime does not come first") nor stop catching.
+# (detect_leaks=0: LeakSanitizer's stop-the-world is not what is tested.)
+ASAN_OPTIONS=detect_leaks=0 mseal-run "$run/asan_probe" >"$tmp/asan.smaps" 2>"$tmp/asan.err"
+rc=$?
+check "an AddressSanitizer program under mseal-run: runs, nothing on stderr (exit $rc)" \
+	[ $rc = 0 -a ! -s "$tmp/asan.err" ]
+show "$tmp/asan.err"
+sealed "$tmp/asan.smaps" "AddressSanitizer program: the executable" '/asan_probe$' $want
+sealed "$tmp/asan.smaps" "AddressSanitizer program: libasan" '/libasan\.so\.8(\.[0-9.]+)?$' $want
+ASAN_OPTIONS=detect_leaks=0 mseal-run "$run/asan_probe" overflow >/dev/null 2>"$tmp/asan.err"
+rc=$?
+check "an AddressSanitizer program under mseal-run: an overflow is still caught (exit $rc)" \
+	sh -c "[ $rc != 0 ] && grep -q 'heap-buffer-overflow' '$tmp/asan.err'"
+# valgrind 3.19 does not know mseal(): nothing is sealed under it, quietly.
+mseal-run valgrind.bin --tool=none -q /usr/bin/echo ran >"$tmp/vg.out" 2>"$tmp/vg.err"
+rc=$?
+check "valgrind under mseal-run: the program runs, nothing on stderr (exit $rc)" \
+	[ $rc = 0 -a "$(cat "$tmp/vg.out")" = ran -a ! -s "$tmp/vg.err" ]
+show "$tmp/vg.err"
+
+# Item 10: MSEAL_RUN_FATAL=1 is fatal before main() only; a library that
+# cannot be sealed dlopen()ed later gives a warning, and the program runs on.
+MSEAL_RUN_FATAL=1 mseal-run "$run/dlopen_one" "$run/libpunch_nodelete.so" >"$tmp/one.out" 2>"$tmp/one.err"
+rc=$?
+if [ $sealing = 1 ]; then
+	check "MSEAL_RUN_FATAL=1, a failure in a dlopen() after main(): the program runs on (exit $rc)" \
+		[ $rc = 0 -a "$(cat "$tmp/one.out")" = "ran on" ]
+	check "MSEAL_RUN_FATAL=1, a failure in a dlopen() after main(): one warning" \
+		[ "$(grep -c '^mseal-run: warning: .*libpunch_nodelete' "$tmp/one.err")" = 1 -a "$(wc -l <"$tmp/one.err")" = 1 ]
+	show "$tmp/one.err"
+else
+	check "MSEAL_RUN_FATAL=1, a dlopen() after main() on a kernel that cannot seal: runs on (exit $rc)" \
+		[ $rc = 0 -a "$(cat "$tmp/one.out")" = "ran on" ]
+fi
+
 # The attacks.
 if [ $sealing = 1 ]; then
 	mseal-run "$run/seal_attack" sealed >"$tmp/attack" 2>&1
@@ -276,10 +332,11 @@ mkdir -p "$r/etc" "$r${lib%/*}"
 cp "$lib" "$r$lib"
 echo /usr/lib/other.so >"$r/etc/ld.so.preload"
 mseal-run --system on --root "$r" >/dev/null
-check "--system on: ld.so.preload names the library, keeps the other entry" \
-	[ "$(cat "$r/etc/ld.so.preload")" = "$(printf '/usr/lib/other.so\n%s' "$lib")" ]
-check "--system on: the GRUB drop-in puts mseal-init on the kernel command line" \
-	grep -q 'init=/usr/sbin/mseal-init' "$r/etc/default/grub.d/mseal-run.cfg"
+# shellcheck disable=SC2016 # $LIB is for the loader
+check "--system on: ld.so.preload names the library (/usr/\$LIB/...), keeps the other entry" \
+	[ "$(cat "$r/etc/ld.so.preload")" = "$(printf '/usr/lib/other.so\n%s' '/usr/$LIB/libmseal-run.so')" ]
+check "--system on: the GRUB drop-in puts mseal_exec=on on the kernel command line, no init=" \
+	sh -c "grep -q 'mseal_exec=on' '$r/etc/default/grub.d/mseal-run.cfg' && ! grep -q 'init=' '$r/etc/default/grub.d/mseal-run.cfg'"
 mseal-run --system on --root "$r" >/dev/null
 check "--system on twice: no second entry" [ "$(grep -c libmseal-run "$r/etc/ld.so.preload")" = 1 ]
 mseal-run --system status --root "$r" >"$tmp/status"
@@ -293,14 +350,78 @@ check "--system status: off (exit 3)" [ $? = 3 ]
 
 # System-wide for real in this guest: /etc/ld.so.preload, no wrapper.
 mkdir -p /etc
-mseal-run --system on >/dev/null 2>&1
+dropin=/etc/default/grub.d/mseal-run.cfg
+stub=
+if [ ! -e /usr/sbin/update-grub ]; then
+	# Issue 26, item 9: no GRUB here. --system on says what it could not
+	# install; the preload only where this kernel seals without it.
+	mseal-run --system on >"$tmp/on.out" 2>"$tmp/on.err"
+	rc=$?
+	check "--system on without update-grub: exit 1, saying what it could not install" \
+		sh -c "[ $rc = 1 ] && grep -q 'could not install mseal_exec=on on the kernel command line: no /usr/sbin/update-grub' '$tmp/on.err'"
+	show "$tmp/on.err"
+	if [ "$abi" = v6 ] || [ "$abi" = v6-old ]; then
+		check "--system on without update-grub, v6 kernel: nothing installed (every program would warn)" \
+			[ ! -e /etc/ld.so.preload -a ! -e $dropin ]
+	else
+		check "--system on without update-grub, a kernel that seals without it ($abi): the preload installed, no drop-in" \
+			sh -c "grep -qx '/usr/\$LIB/libmseal-run.so' /etc/ld.so.preload && [ ! -e $dropin ]"
+	fi
+	mseal-run --system off >/dev/null 2>&1
+	# A stand-in for GRUB's: grub.cfg made from the drop-ins, or a failure.
+	stub=1
+	mkdir -p /usr/sbin
+	printf '%s\n' '#!/bin/sh' '[ ! -e /tmp/update-grub-fails ] || exit 1' \
+		'mkdir -p /boot/grub && cat /etc/default/grub.d/*.cfg >/boot/grub/grub.cfg' >/usr/sbin/update-grub
+	chmod 755 /usr/sbin/update-grub
+	: >/tmp/update-grub-fails
+	mseal-run --system on >/dev/null 2>"$tmp/on.err"
+	rc=$?
+	check "--system on, update-grub fails: exit 1, says so, no drop-in left" \
+		sh -c "[ $rc = 1 ] && grep -q 'update-grub failed' '$tmp/on.err' && [ ! -e $dropin ]"
+	rm -f /tmp/update-grub-fails
+	mseal-run --system off >/dev/null 2>&1
+fi
+mseal-run --system on >/dev/null 2>"$tmp/on.err"
+rc=$?
+check "--system on with update-grub: exit 0, mseal_exec=on in grub.cfg (exit $rc)" \
+	sh -c "[ $rc = 0 ] && grep -q 'mseal_exec=on' /boot/grub/grub.cfg"
+show "$tmp/on.err"
+# Until the reboot brings mseal_exec=on, a v6 kernel refuses the libraries
+# of the programs that did not opt in: no warning from each of them.
+if [ "$abi" = v6 ] && [ "$(cat /proc/sys/vm/mseal_exec 2>/dev/null)" = off ]; then
+	/usr/bin/cat /proc/self/smaps >/dev/null 2>"$tmp/pending.err"
+	check "between --system on and the reboot (v6, mseal_exec off): a program prints nothing" \
+		[ ! -s "$tmp/pending.err" ]
+	show "$tmp/pending.err"
+fi
 MSEAL_INIT=/usr/bin/cat /usr/sbin/mseal-init /proc/self/smaps >"$tmp/sys.smaps" 2>"$tmp/sys.err"
-mseal-run --system off >/dev/null 2>&1
 sealed "$tmp/sys.smaps" "system-wide (ld.so.preload, started by mseal-init): libc" "$libc" $want
 sealed "$tmp/sys.smaps" "system-wide: the executable" '^/usr/bin/cat$' $want
 check "system-wide: nothing on stderr" [ ! -s "$tmp/sys.err" -o "$abi" = v6-old ]
+MSEAL_INIT=$run/probe32 /usr/sbin/mseal-init >"$tmp/sys32.smaps" 2>"$tmp/sys32.err"
+check "system-wide, a 32-bit program: nothing on stderr (no wrong ELF class)" [ ! -s "$tmp/sys32.err" -o "$abi" = v6-old ]
+show "$tmp/sys32.err"
+sealed "$tmp/sys32.smaps" "system-wide, a 32-bit program: libc" '/lib32/libc\.so\.6$' $want
+# Issue 28, item 2: MSEAL_RUN=0 opts out, unless sealing is enforced.
+MSEAL_RUN=0 MSEAL_INIT=/usr/bin/cat /usr/sbin/mseal-init /proc/self/smaps >"$tmp/out.smaps" 2>/dev/null
+sealed "$tmp/out.smaps" "system-wide, MSEAL_RUN=0: libc not sealed (the opt-out)" "$libc" none
+mseal-run --system enforce >/dev/null 2>&1
+rc=$?
+check "--system enforce: exit 0, status says enforced (exit $rc)" \
+	sh -c "[ $rc = 0 ] && mseal-run --system status | grep -q '^enforced: yes'"
+MSEAL_RUN=0 MSEAL_INIT=/usr/bin/cat /usr/sbin/mseal-init /proc/self/smaps >"$tmp/enf.smaps" 2>"$tmp/enf.err"
+sealed "$tmp/enf.smaps" "enforced, MSEAL_RUN=0: libc sealed all the same" "$libc" $want
+check "enforced, MSEAL_RUN=0: one line says it is ignored" \
+	[ "$(grep -c '^mseal-run: warning: MSEAL_RUN=0 ignored' "$tmp/enf.err")" = 1 -a "$(wc -l <"$tmp/enf.err")" = 1 ]
+mseal-run --system off >/dev/null 2>&1
+check "--system off: no preload entry, no marker, no drop-in" \
+	sh -c "[ ! -e /etc/mseal-run/enforce ] && [ ! -e $dropin ] && ! grep -qs libmseal-run /etc/ld.so.preload"
 /usr/bin/cat /proc/self/smaps >"$tmp/off.smaps"
 sealed "$tmp/off.smaps" "system-wide off again: libc not sealed" "$libc" none
+if [ -n "$stub" ]; then
+	rm -rf /usr/sbin/update-grub /boot/grub
+fi
 
 rm -rf "$tmp"
 echo "1..$n"
