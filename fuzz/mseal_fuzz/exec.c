@@ -869,8 +869,9 @@ int smaps_has_sl(void)
 /*
  * Does the kernel have a rule of the coming series? (in a child: what it
  * seals stays) 1 if the call that the rule refuses fails with seal_err.
- *  PROBE_FORK_ADVICE: mseal() of read-only anonymous memory that carries
- *	MADV_WIPEONFORK;
+ *  PROBE_FORK_ADVICE: mseal() of writable anonymous memory that carries
+ *	MADV_DONTFORK (refused since fork-time advice is refused on every
+ *	sealed mapping);
  *  PROBE_FILE_ANON: MADV_DONTNEED on a sealed read-only private file
  *	mapping whose page was written (it has an anon_vma).
  */
@@ -886,9 +887,9 @@ int probe_rule(int which)
 		int fd;
 
 		if (which == PROBE_FORK_ADVICE) {
-			p = mmap(NULL, PG, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS |
-				 seal, -1, 0);
-			if (p == MAP_FAILED || madvise(p, PG, B_WIPEONFORK))
+			p = mmap(NULL, PG, PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS | seal, -1, 0);
+			if (p == MAP_FAILED || madvise(p, PG, B_DONTFORK))
 				_exit(2);
 			r = sc(syscall(__NR_mseal, p, PG, 0));
 		} else {
