@@ -9,7 +9,7 @@
 #             must be sealed; unsealed: the control, where none may be
 #   v6|mainline   the ABI the kernel must speak (/proc/sys/vm/mseal_abi)
 #
-# Companions (in the working directory): sealed.py, workload.sh, optout.py, logscan
+# Companions (in the working directory): sealed.py, workload.sh, optout.py, shapes.sh, logscan
 # (tools/logscan), opt-mseal.tar (the guest programs of tools/guest,
 # unpacked into /opt/mseal). MSEAL_FUZZ_OPS: the fuzzer's length (20000).
 expect=${1:-} abi=${2:-}
@@ -54,12 +54,13 @@ src=$?
 sed 's/^/#   /' status.out
 if [ "$expect" = sealed ]; then
 	check "mseal-run --system status: on" test $src -eq 0
-	check "PID 1 started through init=/usr/sbin/mseal-init" has 'init=/usr/sbin/mseal-init' /proc/cmdline
+	check "booted with mseal_exec=on (the GRUB drop-in), sealing at exec on" \
+		sh -c "grep -q 'mseal_exec=on' /proc/cmdline && [ \"\$(cat /proc/sys/vm/mseal_exec)\" = on ]"
 	[ "$abi" != v6 ] ||
-		check "this process maps sealable (the init wrapper's opt-in, inherited)" has 'this process: maps sealable' status.out
+		check "this process maps sealable (mseal_exec=on opts every program in)" has 'this process: maps sealable' status.out
 else
 	check "mseal-run --system status: off (exit 3)" test $src -eq 3
-	check "no init=/usr/sbin/mseal-init on the control's command line" sh -c '! grep -q mseal-init /proc/cmdline'
+	check "no mseal_exec=on on the control's command line" sh -c '! grep -q mseal_exec=on /proc/cmdline'
 fi
 end system
 
@@ -67,6 +68,11 @@ end system
 suite sealing
 python3 ./sealed.py "$expect"
 end sealing $?
+
+# -- services of every shape of SystemCallFilter= (mseal-run-generator).
+suite shapes
+sh ./shapes.sh "$expect"
+end shapes $?
 
 # -- journald, udev, the gettys and the other services keep working.
 suite services
