@@ -403,6 +403,18 @@ MSEAL_INIT=$run/probe32 /usr/sbin/mseal-init >"$tmp/sys32.smaps" 2>"$tmp/sys32.e
 check "system-wide, a 32-bit program: nothing on stderr (no wrong ELF class)" [ ! -s "$tmp/sys32.err" -o "$abi" = v6-old ]
 show "$tmp/sys32.err"
 sealed "$tmp/sys32.smaps" "system-wide, a 32-bit program: libc" '/lib32/libc\.so\.6$' $want
+# AddressSanitizer and valgrind under ld.so.preload, as under mseal-run.
+ASAN_OPTIONS=detect_leaks=0 MSEAL_INIT=$run/asan_probe /usr/sbin/mseal-init >"$tmp/sysasan.smaps" 2>"$tmp/sysasan.err"
+rc=$?
+check "system-wide, an AddressSanitizer program: runs, nothing on stderr (exit $rc)" \
+	[ $rc = 0 -a ! -s "$tmp/sysasan.err" ]
+show "$tmp/sysasan.err"
+sealed "$tmp/sysasan.smaps" "system-wide, an AddressSanitizer program: libasan" '/libasan\.so\.8(\.[0-9.]+)?$' $want
+MSEAL_INIT=/usr/bin/valgrind.bin /usr/sbin/mseal-init --tool=none -q /usr/bin/echo ran >"$tmp/sysvg.out" 2>"$tmp/sysvg.err"
+rc=$?
+check "system-wide, valgrind: the program runs, nothing on stderr (exit $rc)" \
+	[ $rc = 0 -a "$(cat "$tmp/sysvg.out")" = ran -a ! -s "$tmp/sysvg.err" ]
+show "$tmp/sysvg.err"
 # Issue 28, item 2: MSEAL_RUN=0 opts out, unless sealing is enforced.
 MSEAL_RUN=0 MSEAL_INIT=/usr/bin/cat /usr/sbin/mseal-init /proc/self/smaps >"$tmp/out.smaps" 2>/dev/null
 sealed "$tmp/out.smaps" "system-wide, MSEAL_RUN=0: libc not sealed (the opt-out)" "$libc" none
