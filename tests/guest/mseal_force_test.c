@@ -225,20 +225,38 @@ TEST(proc_self_mem_write_into_sealed_writable_memory)
 }
 
 /*
- * A child holding a sealed read-only page, waiting for @fd to close; it
- * exits 0 if the page then still holds its pattern, 1 if it holds 'X' over
- * its first 16 bytes, 2 otherwise.
+ * A child holding a sealed read-only page, waiting for the write end of
+ * its pipe (*@wfd) to close; it exits 0 if the page then still holds its
+ * pattern, 1 if it holds 'X' over its first 16 bytes, 2 otherwise. It
+ * keeps no other descriptor open, and has dropped its privileges (with
+ * @as_nobody) by the time holder() returns.
  */
-static pid_t holder(char *p, int seed, int fd[2], bool as_nobody)
+static pid_t holder(char *p, int seed, int *wfd, bool as_nobody)
 {
-	pid_t pid = fork();
+	int fd[2], ready[2];
+	pid_t pid;
 	char c;
 
-	if (pid)
+	if (pipe(fd) || pipe(ready))
+		return -1;
+	pid = fork();
+	if (pid) {
+		close(fd[0]);
+		close(ready[1]);
+		*wfd = fd[1];
+		if (pid < 0 || read(ready[0], &c, 1) != 1)
+			pid = -1;
+		close(ready[0]);
 		return pid;
-	close(fd[1]);
+	}
+	for (int i = 3; i < 1024; i++)
+		if (i != fd[0] && i != ready[1])
+			close(i);
 	if (as_nobody && unprivileged())
 		_exit(3);
+	if (write(ready[1], "r", 1) != 1)
+		_exit(3);
+	close(ready[1]);
 	if (read(fd[0], &c, 1) < 0)
 		_exit(3);
 	if (same(p, ps, seed))
@@ -258,19 +276,17 @@ static int reap(pid_t pid)
 static void other_write(struct __test_metadata *_metadata, bool as_nobody)
 {
 	char *p = ro_page(4, true);
-	int fd[2];
+	int wfd;
 	pid_t pid;
 
 	ASSERT_NE(NULL, p);
-	ASSERT_EQ(0, pipe(fd));
-	pid = holder(p, 4, fd, as_nobody);
+	pid = holder(p, 4, &wfd, as_nobody);
 	ASSERT_LT(0, pid);
-	close(fd[0]);
 	if (as_nobody)
 		ASSERT_EQ(0, unprivileged());
 	/* Not its tracer: root or its own user, refused but under "always" */
 	ASSERT_EQ(expected(false), mem_write(pid, p, 'X', 16));
-	close(fd[1]);
+	close(wfd);
 	ASSERT_EQ(expected(false) ? 0 : 1, reap(pid));
 }
 
@@ -290,15 +306,13 @@ TEST(proc_pid_mem_write_by_same_user_not_a_tracer)
 static void tracer_write(struct __test_metadata *_metadata, bool use_mem)
 {
 	char *p = ro_page(5, true);
-	int fd[2], status;
+	int wfd, status;
 	long word;
 	pid_t pid;
 
 	ASSERT_NE(NULL, p);
-	ASSERT_EQ(0, pipe(fd));
-	pid = holder(p, 5, fd, false);
+	pid = holder(p, 5, &wfd, false);
 	ASSERT_LT(0, pid);
-	close(fd[0]);
 	ASSERT_EQ(0, ptrace(PTRACE_ATTACH, pid, 0, 0));
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	ASSERT_TRUE(WIFSTOPPED(status));
@@ -318,7 +332,7 @@ static void tracer_write(struct __test_metadata *_metadata, bool use_mem)
 	ASSERT_EQ(0, errno);
 	ASSERT_EQ(expected(true) ? (char)5 : 'X', (char)word);
 	ASSERT_EQ(0, ptrace(PTRACE_DETACH, pid, 0, 0));
-	close(fd[1]);
+	close(wfd);
 	ASSERT_EQ(expected(true) ? 0 : 1, reap(pid));
 }
 
@@ -338,26 +352,22 @@ TEST(proc_pid_mem_write_by_the_tracer)
 TEST(proc_pid_mem_write_by_the_tracer_of_another_process)
 {
 	char *p;
-	int fd[2], fd2[2], status;
+	int wfd, wfd2, status;
 	pid_t traced, other;
 
 	REQUIRE_FORCE();
 	p = ro_page(6, true);
 	ASSERT_NE(NULL, p);
-	ASSERT_EQ(0, pipe(fd));
-	ASSERT_EQ(0, pipe(fd2));
-	traced = holder(p, 6, fd, false);
+	traced = holder(p, 6, &wfd, false);
 	ASSERT_LT(0, traced);
-	other = holder(p, 6, fd2, false);
+	other = holder(p, 6, &wfd2, false);
 	ASSERT_LT(0, other);
-	close(fd[0]);
-	close(fd2[0]);
 	ASSERT_EQ(0, ptrace(PTRACE_ATTACH, traced, 0, 0));
 	ASSERT_EQ(traced, waitpid(traced, &status, 0));
 	ASSERT_EQ(expected(false), mem_write(other, p, 'X', 16));
 	ASSERT_EQ(0, ptrace(PTRACE_DETACH, traced, 0, 0));
-	close(fd[1]);
-	close(fd2[1]);
+	close(wfd);
+	close(wfd2);
 	ASSERT_EQ(0, reap(traced));
 	ASSERT_EQ(expected(false) ? 0 : 1, reap(other));
 }

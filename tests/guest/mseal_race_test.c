@@ -46,8 +46,8 @@
  * madvise(MADV_DONTNEED or MADV_FREE) drops mmap_lock at the very start of
  * its walk, queues a UFFD_EVENT_REMOVE and waits until the monitor has read
  * it, which the monitor does after a random (self-balancing) delay; mseal()
- * may run meanwhile (after taking S out of the registration: read-only
- * memory cannot be sealed while a userfaultfd may fill it). The outcome must still be one of the two orders, and
+ * may run meanwhile (after unregistering the mapping: read-only memory
+ * cannot be sealed while a userfaultfd may fill it). The outcome must still be one of the two orders, and
  * if mseal() returned before the monitor began to read the event, the
  * madvise() in flight had not taken mmap_lock back yet when the range was
  * sealed: then only "mseal() first" is right (madvise() refused with EACCES
@@ -940,11 +940,14 @@ static void run_round(struct round *rd, struct pair_stats *st, struct state *fin
 		/*
 		 * Read-only memory cannot be sealed while it is registered
 		 * (the userfaultfd would choose its contents): the sealer
-		 * takes S out of the registration first.
+		 * unregisters the mapping first, all of it, so that no VMA
+		 * boundary appears before madvise() starts. (A madvise() that
+		 * starts on a registered VMA that ends before S, and waits
+		 * there while S is sealed, discards that VMA once it has
+		 * the lock back and is refused at S: mseal.rst.)
 		 */
 		struct uffdio_range ur = {
-			.start = (unsigned long)pg_addr(rd->base, rd->S.a),
-			.len = rlen(rd->S),
+			.start = (unsigned long)rd->base, .len = MPG * page,
 		};
 
 		ioctl(rd->uffd, UFFDIO_UNREGISTER, &ur);

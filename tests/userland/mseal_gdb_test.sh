@@ -1,4 +1,4 @@
-#!/bin/bash
+#!/usr/bin/bash
 # mseal_gdb_test (in the guest's userland layer): a debugger still works on
 # sealed code, and nothing else rewrites it (issue 27).
 #  1. Debian's gdb runs gdb_target under mseal-run (its code sealed at
