@@ -723,7 +723,9 @@ static void child_setup(void)
 	selfmem = open("/proc/self/mem", O_RDONLY);
 	M.brk = B0;
 	M.exec_key = -1;
-	M.keymap = have_pkeys ? 1U | (1U << key1) | (1U << key2) : 1U;
+	/* powerpc without keys has none allocated, not even key 0 */
+	M.keymap = have_pkeys ? 1U | (1U << key1) | (1U << key2) :
+		   pkey_syscalls ? 0 : 1U;
 	M.pkru = rdpkru();
 	M.nobj = 3;
 	M.mv_dest = -1;
