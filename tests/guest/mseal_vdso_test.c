@@ -95,7 +95,7 @@ static gettime_t vdso_sym(unsigned long base, const char *name)
 	const ElfW(Sym) *sym = NULL;
 	const Elf32_Word *hash = NULL;
 	const char *str = NULL;
-	unsigned long bias = 0;
+	unsigned long bias = 0, nsym;
 	unsigned int i;
 
 	for (i = 0; i < eh->e_phnum; i++) {
@@ -114,7 +114,12 @@ static gettime_t vdso_sym(unsigned long base, const char *name)
 	}
 	if (!sym || !str || !hash)
 		return NULL;
-	for (i = 0; i < hash[1]; i++)
+	/* nchain, the number of symbols: s390x's hash words are 8 bytes */
+	if (eh->e_machine == EM_S390 || eh->e_machine == EM_ALPHA)
+		nsym = ((const Elf64_Xword *)hash)[1];
+	else
+		nsym = hash[1];
+	for (i = 0; i < nsym; i++)
 		if (sym[i].st_shndx != SHN_UNDEF &&
 		    !strcmp(str + sym[i].st_name, name))
 			return (gettime_t)(bias + sym[i].st_value);
