@@ -260,6 +260,24 @@ struct shared {
  */
 extern int have_pkeys, pkey_syscalls;
 
+/*
+ * mmap() as the system call, unfiltered by the C library: s390's takes one
+ * pointer to its six arguments (old_mmap), every other architecture's the
+ * six.
+ */
+static inline long sys_mmap(unsigned long addr, unsigned long len,
+			    unsigned long prot, unsigned long flags, long fd,
+			    unsigned long off)
+{
+#ifdef __s390x__
+	unsigned long args[6] = { addr, len, prot, flags, fd, off };
+
+	return syscall(SYS_mmap, args);
+#else
+	return syscall(SYS_mmap, addr, len, prot, flags, fd, off);
+#endif
+}
+
 #ifdef __x86_64__
 static inline uint32_t rdpkru(void)
 {
