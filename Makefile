@@ -47,8 +47,8 @@ run: build
 test: deps
 	@tests/run
 
-# Debian's other 64-bit release architectures, whole: not in CI, which
-# runs a subset of each (.ci/run); ARCH=arm64 make test is in CI whole.
+# Debian's other 64-bit release architectures, whole: not in CI (four
+# more kernels, ~50 min cold); ARCH=arm64 make test is in CI whole.
 # Both run, each ending with its own "N passed, N failed, N skipped" line.
 test-arches:
 	@rc=0; \
