@@ -1085,7 +1085,7 @@ struct exp predict(struct model *m, const struct op *o)
 	case OP_MUNMAP: return m_munmap(m, o);
 	case OP_MPROTECT: return m_mprotect(m, o, -1);
 	case OP_PKEY_MPROTECT:
-		if (!have_pkeys)
+		if (!pkey_syscalls)
 			return R(-ENOSYS);
 		return m_mprotect(m, o, o->a[3]);
 	case OP_WRPKRU:

@@ -37,8 +37,8 @@ int uffd = -1;
 const struct model *uffd_pre;
 
 static pthread_t monitor_thread;
-static uint64_t zero_page[PG / 8] __attribute__((aligned(4096)));
-static uint64_t poison_page[PG / 8] __attribute__((aligned(4096)));
+static uint64_t zero_page[PG / 8] __attribute__((aligned(PG)));
+static uint64_t poison_page[PG / 8] __attribute__((aligned(PG)));
 static unsigned long nresolved;
 
 /* The race: armed by the main thread, carried out by the monitor. */

@@ -22,7 +22,8 @@ echo "# mseal_force: $force"
 refused=1
 case $force in always | none) refused=0 ;; esac
 
-# 1. gdb
+# 1. gdb (the layer has only part of Python's library: gdb warns that it
+# cannot load its Python module, and may say so in the middle of a line)
 out=$(timeout 300 gdb -nx -batch -ex 'set exec-wrapper mseal-run' -ex 'break marker' \
 	-ex run -ex continue --args "$t" 2>&1) || true
 sealed=yes
@@ -34,7 +35,8 @@ if [ "$force" = never ]; then
 		notok "gdb: mseal_force=never should refuse the breakpoint"
 		say <<<"$out"
 	fi
-elif grep -q '^Breakpoint 1, marker ()' <<<"$out" && grep -q '^marker reached' <<<"$out" &&
+elif grep -q '^Breakpoint 1, ' <<<"$out" && grep -q 'marker () at ' <<<"$out" &&
+	grep -q '^marker reached' <<<"$out" &&
 	grep -q 'exited normally' <<<"$out" && grep -q "^text sealed: $sealed" <<<"$out"; then
 	ok "gdb stops at a breakpoint in sealed code (text sealed: $sealed) and continues"
 else
