@@ -95,6 +95,9 @@ TEST(static_program)
 TEST(static_pie_program)
 {
 	REQUIRE_MSEAL_EXEC();
+	/* guest/Makefile builds it where the C library can link it */
+	if (access(BIN "exec_probe_static_pie", X_OK))
+		SKIP(return, "no static-pie exec_probe: this architecture's C library has no rcrt1.o (Debian builds glibc without static-pie here)");
 	probe(_metadata, "exec_probe_static_pie");
 }
 
