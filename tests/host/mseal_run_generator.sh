@@ -99,6 +99,18 @@ lib_unit "$A" comment.service "# $F" "; $F"
 lib_unit "$A" admin-ours.service "$F"
 unit "$A" etc/systemd/system/admin-ours.service.d/50-mseal-run.conf "# the administrator's: no mseal"
 lib_unit "$A" spaced.service "SystemCallFilter = @system-service"
+# The order of drop-in directories: every directory of the search path in
+# turn, and in each the unit's names (ord-x.service.d, then ord-.service.d):
+# /etc's ord-.service.d/10-f.conf hides /usr/lib's ord-x.service.d/10-f.conf.
+lib_unit "$A" ord-x.service
+unit "$A" usr/lib/systemd/system/ord-x.service.d/10-f.conf "[Service]" "$F"
+unit "$A" etc/systemd/system/ord-.service.d/10-f.conf "[Service]" "# the administrator's: no filter"
+# An instance's prefixes keep the instance (ip-@b.service.d for
+# ip-a@b.service) and have templates (pt-@.service.d for every pt-a@X).
+lib_unit "$A" ip-a@.service "$F"
+unit "$A" etc/systemd/system/ip-@b.service.d/10-reset.conf "[Service]" "SystemCallFilter="
+lib_unit "$A" pt-a@.service "$F"
+unit "$A" etc/systemd/system/pt-@.service.d/10-reset.conf "[Service]" "SystemCallFilter="
 
 # Root B: a type-wide drop-in gives every service an allow-list.
 B=$tmp/b-root
@@ -173,6 +185,10 @@ expect "$A" install-section.service no "SystemCallFilter= in [Install] is not a 
 expect "$A" comment.service no "commented out"
 expect "$A" admin-ours.service no "the administrator's own 50-mseal-run.conf wins"
 expect "$A" spaced.service yes "spaces around '='"
+expect "$A" ord-x.service no "/etc's ord-.service.d/10-f.conf hides /usr/lib's ord-x.service.d/10-f.conf"
+expect "$A" ip-a@.service yes "a template with an allow-list"
+expect "$A" ip-a@b.service mask "an instance reset through its prefix's instance, ip-@b.service.d"
+expect "$A" pt-a@.service no "a template reset through its prefix's template, pt-@.service.d"
 expect "$B" every.service yes "an allow-list from the type-wide service.d"
 expect "$B" every-reset.service no "the type-wide list reset by its own drop-in"
 if [ -z "$(ls -A "$C/run/systemd/generator" 2>/dev/null)" ]; then
@@ -245,7 +261,8 @@ judge() { # judge ROOT UNITS...: the same filters with and without the drop-ins
 units=()
 for u in plain allow etc-plain run-plain reset-before reset-after reallow-after deny deny-mseal \
 	named removed dropin-allow late-allow late-deny pfx-one pfx-two tpl@quiet tpl@other \
-	tpl2@loud tpl2@other orig linked continued install-section spaced; do
+	tpl2@loud tpl2@other orig linked continued install-section spaced ord-x ip-a@b ip-a@other \
+	pt-a@any; do
 	units+=("$u.service")
 done
 # (other-name.service is an alias: systemd loads it as orig.service)

@@ -32,14 +32,15 @@ F='SystemCallFilter=@system-service'
 # (not the default: the process killed), and the library warns.
 E='SystemCallErrorNumber=EPERM'
 
-# unit DIR NAME [LINES...]: a oneshot service that writes its cat's smaps.
+# unit DIR NAME [LINES...]: a oneshot service that writes its cat's smaps
+# (in $out/UNIT.smaps: %n, an instance's own name for a template).
 unit() {
 	d=$1 name=$2
 	shift 2
 	{
 		printf '%s\n' "[Unit]" "Description=mseal-run-generator shape $name" \
 			"[Service]" "Type=oneshot" "ExecStart=/usr/bin/cat /proc/self/smaps" \
-			"StandardOutput=file:$out/$name.smaps" "StandardError=file:$out/$name.err"
+			"StandardOutput=file:$out/%n.smaps" "StandardError=file:$out/%n.err"
 		printf '%s\n' "$@"
 	} >"$d/$name"
 }
@@ -77,47 +78,61 @@ unit $lib $S-pfx-one.service
 dropin $lib $S-pfx-.service 10-filter.conf "$F"
 unit $lib "$S-tpl@.service" "$F"
 dropin $etc "$S-tpl@quiet.service" 10-reset.conf "SystemCallFilter="
+# The search path taken directory by directory: /etc's $S-ord-.service.d
+# hides /usr/lib's $S-ord-x.service.d of the same file name.
+unit $lib $S-ord-x.service
+dropin $lib $S-ord-x.service 10-f.conf "$F"
+dropin $etc $S-ord-.service 10-f.conf "# the administrator's: no filter"
+# An instance's prefixes keep the instance, and have templates.
+unit $lib "$S-ip-a@.service" "$F"
+dropin $etc "$S-ip-@b.service" 10-reset.conf "SystemCallFilter="
+unit $lib "$S-pt-a@.service" "$F"
+dropin $etc "$S-pt-@.service" 10-reset.conf "SystemCallFilter="
 systemctl daemon-reload
 
-# The shapes: name, the filter systemd must put in force (none, allow, deny;
-# "+mseal": with mseal in the allow-list, where the generator added it), and
-# whether libc is sealed in the service with sealing on.
-while read -r name filter seal why; do
-	u=$S-$name.service
-	rm -f "$out/$u.smaps" "$out/$u.err"
-	if systemctl start "$u" 2>"$out/start.err" && [ "$(systemctl show -P Result "$u")" = success ]; then
-		ok "$u starts and runs ($why)"
-	else
-		notok "$u does not start or fails ($why): $(systemctl show -P Result "$u")"
-		sed 's/^/#   /' "$out/start.err"
-		journalctl -b -u "$u" --no-pager 2>/dev/null | tail -n 5 | sed 's/^/#   /'
-	fi
-	f=$(systemctl show -P SystemCallFilter "$u")
-	case $f in
-	'') kind=none ;;
-	'~'*) kind=deny ;;
-	*) kind=allow ;;
-	esac
-	case " $f " in
-	*' mseal '*) [ $kind != allow ] || kind=allow+mseal ;;
-	esac
-	want=$filter
-	[ "$expect" = sealed ] || want=${want%+mseal}
-	if [ "$kind" = "$want" ]; then
-		ok "$u: systemd's filter: $kind"
-	else
-		notok "$u: systemd's filter: $kind, expected $want"
-	fi
-	[ "$expect" = sealed ] || seal=no
-	sealed=$(awk '/^[0-9a-f]+-[0-9a-f]+ / { p = $6 } /^VmFlags:/ && p ~ /\/libc\.so\.6$/ { n++; if ($0 ~ / sl( |$)/) s++ }
-		END { print (n > 0 && s == n) ? "yes" : n > 0 && s == 0 ? "no" : "some" }' "$out/$u.smaps" 2>/dev/null)
-	if [ "$sealed" = "$seal" ]; then
-		ok "$u: libc sealed: $seal"
-	else
-		notok "$u: libc sealed: ${sealed:-no smaps}, expected $seal"
-		sed 's/^/#   /' "$out/$u.err" 2>/dev/null | head -n 3
-	fi
-done <<'EOF'
+# shapes: each line of stdin a shape: its name, the filter systemd must put
+# in force (none, allow, deny; "+mseal": with mseal in the allow-list, where
+# the generator added it), whether libc is sealed in the service with
+# sealing on, and why.
+shapes() {
+	while read -r name filter seal why; do
+		u=$S-$name.service
+		rm -f "$out/$u.smaps" "$out/$u.err"
+		if systemctl start "$u" 2>"$out/start.err" && [ "$(systemctl show -P Result "$u")" = success ]; then
+			ok "$u starts and runs ($why)"
+		else
+			notok "$u does not start or fails ($why): $(systemctl show -P Result "$u")"
+			sed 's/^/#   /' "$out/start.err"
+			journalctl -b -u "$u" --no-pager 2>/dev/null | tail -n 5 | sed 's/^/#   /'
+		fi
+		f=$(systemctl show -P SystemCallFilter "$u")
+		case $f in
+		'') kind=none ;;
+		'~'*) kind=deny ;;
+		*) kind=allow ;;
+		esac
+		case " $f " in
+		*' mseal '*) [ $kind != allow ] || kind=allow+mseal ;;
+		esac
+		want=$filter
+		[ "$expect" = sealed ] || want=${want%+mseal}
+		if [ "$kind" = "$want" ]; then
+			ok "$u: systemd's filter: $kind"
+		else
+			notok "$u: systemd's filter: $kind, expected $want"
+		fi
+		[ "$expect" = sealed ] || seal=no
+		sealed=$(awk '/^[0-9a-f]+-[0-9a-f]+ / { p = $6 } /^VmFlags:/ && p ~ /\/libc\.so\.6$/ { n++; if ($0 ~ / sl( |$)/) s++ }
+			END { print (n > 0 && s == n) ? "yes" : n > 0 && s == 0 ? "no" : "some" }' "$out/$u.smaps" 2>/dev/null)
+		if [ "$sealed" = "$seal" ]; then
+			ok "$u: libc sealed: $seal"
+		else
+			notok "$u: libc sealed: ${sealed:-no smaps}, expected $seal"
+			sed 's/^/#   /' "$out/$u.err" 2>/dev/null | head -n 3
+		fi
+	done
+}
+shapes <<'EOF'
 plain none yes no filter
 allow allow+mseal yes an allow-list: the generator adds mseal
 etc-plain none yes /etc's copy without a filter wins
@@ -135,6 +150,27 @@ late-deny deny yes a deny-list from a drop-in after 50-
 pfx-one allow+mseal yes an allow-list from the prefix drop-in mseal-shape-pfx-.service.d
 tpl@other allow+mseal yes a template's allow-list
 tpl@quiet none yes an instance that clears its template's filter
+ord-x none yes /etc's prefix drop-in hides /usr/lib's of the same name
+ip-a@b none yes an instance's prefix instance mseal-shape-ip-@b.service.d clears the filter
+ip-a@c allow+mseal yes another instance of that template keeps its allow-list
+pt-a@any none yes a prefix template mseal-shape-pt-@.service.d clears the filter
 EOF
+
+# A type-wide drop-in (service.d/) gives every service an allow-list: the
+# generator adds mseal to every service's (systemd's own included), and a
+# service that resets the list has none. In /run, and removed at once: it
+# applies to every service started while it is there.
+unit $lib $S-every.service
+unit $lib $S-every-reset.service
+dropin $etc $S-every-reset.service 20-reset.conf "SystemCallFilter="
+mkdir -p $run/service.d
+printf '%s\n' "[Service]" "$F" >$run/service.d/10-mseal-shape.conf
+systemctl daemon-reload
+shapes <<'EOF'
+every allow+mseal yes an allow-list from the type-wide service.d
+every-reset none yes the type-wide allow-list reset by the service's own drop-in
+EOF
+rm -f $run/service.d/10-mseal-shape.conf
+systemctl daemon-reload
 echo "1..$n"
 [ $fails = 0 ]

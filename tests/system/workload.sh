@@ -96,4 +96,13 @@ item tar-gzip sh -c "tar -C /usr/share -czf '$tmp/doc.tgz' doc && mkdir '$tmp/x'
 # coreutils and friends in a pipeline.
 item coreutils sh -c "seq 1 100000 | awk '{ s += \$1 * \$1 } END { print s }' &&
 	find /usr/include -name '*.h' | LC_ALL=C sort | xargs cat | sha256sum"
+# What ld.so.preload never reaches, sealed at exec by the kernel: a static
+# program (busybox-static), a Go program (shfmt), a container's programs.
+item busybox-static busybox sh -c "busybox seq 1 20000 | busybox awk '{ s += \$1 % 7 } END { print s }' &&
+	busybox find /usr/share/common-licenses -type f | busybox sort | busybox xargs busybox cat | busybox sha256sum"
+item go-shfmt sh -c "printf '%s\n' 'if true;then echo   sealed;fi' 'f(){ for i in 1 2 3;do echo \$i;done;}' | shfmt &&
+	shfmt -i 4 /usr/bin/ldd /usr/bin/zgrep | sha256sum"
+item container systemd-nspawn -q --register=no --pipe -D /var/lib/machines/debian sh -c \
+	"cat /etc/debian_version; test ! -e /etc/ld.so.preload && echo 'no ld.so.preload';
+	dpkg-query -W -f='\${Package} \${Version}\n' | sort | sha256sum"
 rm -rf "$tmp"
