@@ -4,9 +4,12 @@
 # make system, in TAP, each suite framed by "# suite NAME" and
 # "# suite NAME exit N" as tests/guest/run-tests.sh frames them.
 #
-# usage: checks.sh sealed|unsealed v6|mainline
-#   sealed    system-wide sealing on (mseal-run --system on): every process
-#             must be sealed; unsealed: the control, where none may be
+# usage: checks.sh sealed|ldso|unsealed v6|mainline
+#   sealed    system-wide sealing on (mseal-run --system on) and the rebuilt
+#             glibc, whose ld.so seals (tools/glibc): every process must be
+#             sealed; ldso: the same without /etc/ld.so.preload, ld.so
+#             alone seals; unsealed: the control (Debian's glibc), where
+#             no process may be
 #   v6|mainline   the ABI the kernel must speak (/proc/sys/vm/mseal_abi)
 #
 # Companions (in the working directory): sealed.py, workload.sh, optout.py, logscan
@@ -14,8 +17,8 @@
 # unpacked into /opt/mseal). MSEAL_FUZZ_OPS: the fuzzer's length (20000).
 expect=${1:-} abi=${2:-}
 case $expect/$abi in
-sealed/v6 | sealed/mainline | unsealed/v6) ;;
-*) echo "usage: checks.sh sealed|unsealed v6|mainline" >&2; exit 2 ;;
+sealed/v6 | sealed/mainline | unsealed/v6 | ldso/v6) ;;
+*) echo "usage: checks.sh sealed|ldso|unsealed v6|mainline" >&2; exit 2 ;;
 esac
 here=$(pwd)
 n=0
@@ -52,7 +55,19 @@ check "the kernel speaks the $abi ABI (/proc/sys/vm/mseal_abi: $kabi)" test "$ka
 mseal-run --system status >status.out 2>&1
 src=$?
 sed 's/^/#   /' status.out
-if [ "$expect" = sealed ]; then
+libc6=$(dpkg-query -W -f='${Version}' libc6)
+if [ "$expect" = unsealed ]; then
+	check "Debian's own glibc (libc6 $libc6)" sh -c "! /lib64/ld-linux-x86-64.so.2 --list-tunables | grep -q '^glibc.rtld.seal:'"
+else
+	check "the rebuilt glibc, whose ld.so seals (libc6 $libc6, glibc.rtld.seal)" \
+		sh -c "/lib64/ld-linux-x86-64.so.2 --list-tunables | grep -q '^glibc.rtld.seal: 1 ' && case '$libc6' in *+mseal*) ;; *) false ;; esac"
+fi
+if [ "$expect" = ldso ]; then
+	check "no library preloaded (/etc/ld.so.preload does not name libmseal-run.so)" \
+		sh -c "! grep -qs libmseal-run /etc/ld.so.preload"
+	check "PID 1 started through init=/usr/sbin/mseal-init" has 'init=/usr/sbin/mseal-init' /proc/cmdline
+	check "this process maps sealable (the init wrapper's opt-in, inherited)" has 'this process: maps sealable' status.out
+elif [ "$expect" = sealed ]; then
 	check "mseal-run --system status: on" test $src -eq 0
 	check "PID 1 started through init=/usr/sbin/mseal-init" has 'init=/usr/sbin/mseal-init' /proc/cmdline
 	[ "$abi" != v6 ] ||
@@ -65,7 +80,9 @@ end system
 
 # -- every process sealed (or, in the control, none).
 suite sealing
-python3 ./sealed.py "$expect"
+sexpect=$expect
+[ "$expect" = ldso ] && sexpect=sealed
+python3 ./sealed.py "$sexpect"
 end sealing $?
 
 # -- journald, udev, the gettys and the other services keep working.
@@ -103,7 +120,7 @@ tar -xf opt-mseal.tar -C /
 # sealable, which mseal_test's merge checks and mseal_paths_test's
 # v6-only refusal see.
 optout=
-[ "$expect" != sealed ] || optout="python3 ./optout.py"
+[ "$expect" = unsealed ] || optout="python3 ./optout.py"
 $optout /opt/mseal/bin/run-tests.sh --abi="$abi" mseal_test mseal_paths_test mseal_elf_test \
 	mseal_peer_test mseal_race_test header_test mainline_mseal_test mainline_seal_elf
 # mseal-run's own tests compare sealed runs with plain ones: plain runs exist
