@@ -8,7 +8,7 @@
 SHELL := /bin/bash
 DEPS := tools/deps
 
-.PHONY: help deps tree build run test shell check test-debug test-load fuzz bench bench-startup bench-system deb deb-user glibc trinity system
+.PHONY: help deps tree build run test shell check test-debug test-load fuzz bench bench-startup bench-system deb deb-user glibc test-glibc trinity system
 
 help:
 	@echo "make run     build the sealed kernel and boot it: watch mseal() at work"
@@ -27,6 +27,7 @@ help:
 	@echo "make deb         Debian packages of the sealed kernel (Debian's cloud config)"
 	@echo "                 and of mseal-run (make deb-user: that one alone)"
 	@echo "make glibc       Debian's glibc 2.36 rebuilt with ld.so sealing (glibc/)"
+	@echo "make test-glibc  its ld.so sealing in the guest, both ABIs and the baseline"
 	@echo "make system      a Debian 12 image with those packages installed by dpkg,"
 	@echo "                 booted with systemd and system-wide sealing on: the checks"
 	@echo "                 (tools/system runs a command there)"
@@ -90,6 +91,11 @@ deb-user: deps
 
 glibc: deps
 	@tools/glibc
+
+# Not in make test, which never builds glibc.
+test-glibc: deps
+	@tools/tree
+	@tests/glibc/run
 
 # Not in CI: ~40 min cold for the packages alone on 2 cores (issue 16).
 system: deps
