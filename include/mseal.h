@@ -44,9 +44,10 @@
  *	ENOMEM	part of the range is not mapped, or a mapping could not be
  *		split (vm.max_map_count reached, or out of memory);
  *	EACCES	(v6 ABI) part of the range was mapped without MAP_SEALABLE,
- *		or is a read-only private mapping marked MADV_WIPEONFORK or
- *		MADV_DONTFORK, which sealing could not keep unchanged;
- *	EPERM	(mainline ABI) the latter case only: every mapping is
+ *		or carries MADV_WIPEONFORK or MADV_DONTFORK (fork() would
+ *		leave a child zeroes or a hole there), or is read-only and
+ *		registered with a userfaultfd (which could fill it);
+ *	EPERM	(mainline ABI) the latter cases only: every mapping is
  *		sealable there;
  *	ENOSYS	the kernel has no mseal(): it has neither this series nor
  *		mainline's mseal() (6.10 and later), or it is a 32-bit kernel.

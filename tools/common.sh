@@ -19,10 +19,12 @@ export CCACHE_DIR=${CCACHE_DIR:-$CACHE/ccache}
 say() { printf '%s: %s\n' "$PROG" "$*" >&2; }
 die() { say "$*"; exit 1; }
 
-# The architecture of the guest kernels and programs: x86_64 (the default)
-# or arm64 (ARCH=arm64: cross-compiled, booted under qemu-system-aarch64).
-# Both share the trees; everything built for arm64 lives in $CACHE/arm64.
+# The architecture of the guest kernels and programs: x86_64 (the default),
+# arm64, ppc64el or s390x (Debian's names; cross-compiled, booted under
+# qemu-system-aarch64, -ppc64 or -s390x). All share the trees; everything
+# built for another architecture lives in $CACHE/$ARCH.
 #   ACACHE   the architecture's part of the cache: builds, guest, logs
+#   KARCH    the kernel's name of the architecture (make ARCH=)
 #   KIMAGE   the kernel image, relative to a build directory
 #   CROSS    the compiler prefix for the kernel and the guest programs
 #   BUSYBOX  the static busybox of the guest
@@ -30,19 +32,34 @@ ARCH=${ARCH:-x86_64}
 case $ARCH in
 x86_64)
 	ACACHE=$CACHE
+	KARCH=x86
 	KIMAGE=arch/x86/boot/bzImage
 	CROSS=
 	BUSYBOX=/bin/busybox
 	;;
 arm64)
-	ACACHE=$CACHE/arm64
-	BUILD=$ACACHE/build
+	KARCH=arm64
 	KIMAGE=arch/arm64/boot/Image
 	CROSS=aarch64-linux-gnu-
-	BUSYBOX=$ACACHE/busybox
 	;;
-*) die "ARCH must be x86_64 or arm64, not '$ARCH'" ;;
+ppc64el)
+	# QEMU's pseries loads the ELF vmlinux itself.
+	KARCH=powerpc
+	KIMAGE=vmlinux
+	CROSS=powerpc64le-linux-gnu-
+	;;
+s390x)
+	KARCH=s390
+	KIMAGE=arch/s390/boot/bzImage
+	CROSS=s390x-linux-gnu-
+	;;
+*) die "ARCH must be x86_64, arm64, ppc64el or s390x, not '$ARCH'" ;;
 esac
+if [ "$ARCH" != x86_64 ]; then
+	ACACHE=$CACHE/$ARCH
+	BUILD=$ACACHE/build
+	BUSYBOX=$ACACHE/busybox
+fi
 
 # For the tools that exist for x86_64 only.
 x86_only() {

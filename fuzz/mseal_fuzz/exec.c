@@ -428,8 +428,8 @@ static long exec_op(const struct op *o)
 	switch (o->k) {
 	case OP_MMAP:
 		fd = o->fdi < 0 ? -1 : o->fdi < 2 ? memfd[o->fdi] : 1000;
-		return sc(syscall(SYS_mmap, a0, o->a[1], o->a[2], o->a[3], fd,
-				  o->a[4]));
+		return sc(sys_mmap(a0, o->a[1], o->a[2], o->a[3], fd,
+				   o->a[4]));
 	case OP_MUNMAP:
 		return sc(syscall(SYS_munmap, a0, o->a[1]));
 	case OP_MPROTECT:
@@ -723,7 +723,9 @@ static void child_setup(void)
 	selfmem = open("/proc/self/mem", O_RDONLY);
 	M.brk = B0;
 	M.exec_key = -1;
-	M.keymap = have_pkeys ? 1U | (1U << key1) | (1U << key2) : 1U;
+	/* powerpc without keys has none allocated, not even key 0 */
+	M.keymap = have_pkeys ? 1U | (1U << key1) | (1U << key2) :
+		   pkey_syscalls ? 0 : 1U;
 	M.pkru = rdpkru();
 	M.nobj = 3;
 	M.mv_dest = -1;
@@ -842,8 +844,8 @@ int smaps_has_sl(void)
 	int st;
 
 	if (!pid) {
-		unsigned long p = syscall(SYS_mmap, 0, PG, PROT_READ | PROT_SEAL,
-					  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		unsigned long p = sys_mmap(0, PG, PROT_READ | PROT_SEAL,
+					   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		const char *s;
 
 		if ((long)p < 0 || read_file("/proc/self/smaps") < 0)
@@ -869,8 +871,9 @@ int smaps_has_sl(void)
 /*
  * Does the kernel have a rule of the coming series? (in a child: what it
  * seals stays) 1 if the call that the rule refuses fails with seal_err.
- *  PROBE_FORK_ADVICE: mseal() of read-only anonymous memory that carries
- *	MADV_WIPEONFORK;
+ *  PROBE_FORK_ADVICE: mseal() of writable anonymous memory that carries
+ *	MADV_DONTFORK (refused since fork-time advice is refused on every
+ *	sealed mapping);
  *  PROBE_FILE_ANON: MADV_DONTNEED on a sealed read-only private file
  *	mapping whose page was written (it has an anon_vma).
  */
@@ -886,9 +889,9 @@ int probe_rule(int which)
 		int fd;
 
 		if (which == PROBE_FORK_ADVICE) {
-			p = mmap(NULL, PG, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS |
-				 seal, -1, 0);
-			if (p == MAP_FAILED || madvise(p, PG, B_WIPEONFORK))
+			p = mmap(NULL, PG, PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS | seal, -1, 0);
+			if (p == MAP_FAILED || madvise(p, PG, B_DONTFORK))
 				_exit(2);
 			r = sc(syscall(__NR_mseal, p, PG, 0));
 		} else {

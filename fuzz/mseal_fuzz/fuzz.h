@@ -116,7 +116,15 @@ enum {
 			 0x10000 | 0x20000 | 0x40000 | MAP_32BIT_BIT | \
 			 (21UL << 26) | (30UL << 26))
 
+/*
+ * The page size: 4K, but 64K on ppc64el, as Debian's kernels and
+ * configs/ppc64el.config have it. main.c checks it against the kernel's.
+ */
+#ifdef __powerpc64__
+#define PG 65536UL
+#else
 #define PG 4096UL
+#endif
 #define NP 40			/* arena pages */
 #define NPP (NP + 1)		/* the arena and its guard page */
 #define TASK_SZ ((1UL << 47) - PG)
@@ -244,9 +252,31 @@ struct shared {
  * Protection keys: x86_64 has them (and the fuzzer requires them there);
  * arm64 in 6.1 has none (no CONFIG_ARCH_HAS_PKEYS): pkey_alloc() and
  * pkey_mprotect() do not exist (ENOSYS), PROT_EXEC gets no execute-only
- * key, and PKRU reads as 0 (all allowed). main.c sets have_pkeys.
+ * key, and PKRU reads as 0 (all allowed); so on s390x. powerpc has the
+ * calls (CONFIG_PPC_MEM_KEYS) but, with the radix MMU or on QEMU's pseries,
+ * no key to allocate: pkey_alloc() fails with ENOSPC, pkey_mprotect() with
+ * key -1 is mprotect(), with any other key EINVAL. main.c sets have_pkeys
+ * and pkey_syscalls.
  */
-extern int have_pkeys;
+extern int have_pkeys, pkey_syscalls;
+
+/*
+ * mmap() as the system call, unfiltered by the C library: s390's takes one
+ * pointer to its six arguments (old_mmap), every other architecture's the
+ * six.
+ */
+static inline long sys_mmap(unsigned long addr, unsigned long len,
+			    unsigned long prot, unsigned long flags, long fd,
+			    unsigned long off)
+{
+#ifdef __s390x__
+	unsigned long args[6] = { addr, len, prot, flags, fd, off };
+
+	return syscall(SYS_mmap, args);
+#else
+	return syscall(SYS_mmap, addr, len, prot, flags, fd, off);
+#endif
+}
 
 #ifdef __x86_64__
 static inline uint32_t rdpkru(void)

@@ -13,6 +13,7 @@ int sealing = 1;		/* patched-kernel semantics (not --baseline) */
 int use_smaps = 1, seal_cmp = 1, smaps_every = 8, verbose, have_ksm, have_swap;
 int key1 = -1, key2 = -1;
 int have_pkeys = 1;	/* see fuzz.h: arm64 has no protection keys */
+int pkey_syscalls = 1;	/* see fuzz.h: nor do arm64 and s390x their calls */
 int memfd[2] = { -1, -1 };
 int shmid = -1;
 int selfmem = -1;
@@ -224,10 +225,24 @@ int main(int argc, char **argv)
 		    "pkey_mprotect() must fail with ENOSYS\n",
 		    strerror(errno));
 		have_pkeys = 0;
+		pkey_syscalls = 0;
+		key1 = 1;
+		key2 = 2;
+	} else if (key1 < 0 && key2 < 0 && errno == ENOSPC) {
+		/* powerpc's radix MMU: the calls, but no key to allocate. */
+		out("mseal_fuzz: no protection keys (pkey_alloc: %s): "
+		    "pkey_mprotect() is mprotect() with key -1, EINVAL with any other\n",
+		    strerror(errno));
+		have_pkeys = 0;
 		key1 = 1;
 		key2 = 2;
 	}
 #endif
+	if (sysconf(_SC_PAGESIZE) != (long)PG) {
+		out("the page size is %ld, the fuzzer's %lu (fuzz.h: PG)\n",
+		    sysconf(_SC_PAGESIZE), PG);
+		return 2;
+	}
 	if (key1 < 0 || key2 < 0) {
 		out("pkey_alloc: %s (the fuzzer needs protection keys)\n",
 		    strerror(errno));

@@ -381,15 +381,26 @@ static int discard_protected(const struct model *m, const struct mpage *p)
 }
 
 /*
- * rule_fork_advice: mseal() refuses memory it would protect from
- * discarding (read-only private anonymous memory, and read-only private
- * file mappings holding private copies) while it carries MADV_WIPEONFORK
- * or MADV_DONTFORK: fork() would wipe or drop it in the child.
+ * rule_fork_advice: mseal() refuses memory that carries MADV_WIPEONFORK or
+ * MADV_DONTFORK (fork() would wipe or drop it in the child), whatever it
+ * is, and madvise() refuses that advice on sealed memory. mseal() also
+ * refuses read-only memory registered with the userfaultfd, which would
+ * choose its contents (and UFFDIO_REGISTER refuses sealed read-only memory).
  */
 static int fork_advice_refused(const struct model *m, const struct mpage *p)
 {
-	return rule_fork_advice && (p->fl & (FL_WF | FL_DC)) && !p->sealed &&
-	       discard_protectable(m, p);
+	(void)m;
+	return rule_fork_advice && (p->fl & (FL_WF | FL_DC)) && !p->sealed;
+}
+
+static int uffd_refused(const struct mpage *p)
+{
+	return p->ureg && !(p->prot & PROT_WRITE) && !p->sealed;
+}
+
+static int madv_fork(long b)
+{
+	return b == B_DONTFORK || b == B_WIPEONFORK;
 }
 
 static int madv_discard(long b)
@@ -514,6 +525,7 @@ static struct exp m_madvise_race(struct model *m, const struct op *o)
 			return REJ();
 	}
 	for (long i = ps; i < pe; i++) {
+		m->p[i].ureg = 0;
 		m->p[i].prot = PROT_READ;
 		m->p[i].sealed = 1;
 	}
@@ -546,7 +558,8 @@ static struct exp m_madvise(struct model *m, const struct op *o)
 	pe = pgi(end);
 	if (sealing && madv_discard(b)) {
 		for (long i = ps; i < pe; i++)
-			if (discard_protected(m, &m->p[i]))
+			if (discard_protected(m, &m->p[i]) ||
+			    (rule_fork_advice && madv_fork(b) && m->p[i].sealed))
 				return R(-seal_err);
 	}
 	for (long i = ps; i < pe; i++) {
@@ -593,7 +606,8 @@ static struct exp m_mseal(struct model *m, const struct op *o)
 			if (!m->p[i].mapped)
 				return R(-ENOMEM);
 		for (long i = ps; i < pe; i++)
-			if (fork_advice_refused(m, &m->p[i]))
+			if (fork_advice_refused(m, &m->p[i]) ||
+			    uffd_refused(&m->p[i]))
 				return R(-EPERM);
 	} else {
 		/* VMA by VMA, in address order: whichever comes first */
@@ -601,7 +615,8 @@ static struct exp m_mseal(struct model *m, const struct op *o)
 			if (!m->p[i].mapped)
 				return R(-ENOMEM);
 			if (!m->p[i].sealable ||
-			    fork_advice_refused(m, &m->p[i]))
+			    fork_advice_refused(m, &m->p[i]) ||
+			    uffd_refused(&m->p[i]))
 				return R(-EACCES);
 		}
 	}
@@ -1021,6 +1036,9 @@ static struct exp m_uffd(struct model *m, const struct op *o)
 			return R(-EINVAL);
 		if (!unreg && p->nomw)
 			return R(-EPERM);
+		/* sealed memory that the process cannot write */
+		if (!unreg && p->sealed && !(p->prot & PROT_WRITE))
+			return R(-seal_err);
 	}
 	if (!found)
 		return R(-EINVAL);	/* the first VMA starts past the end */
@@ -1067,7 +1085,7 @@ struct exp predict(struct model *m, const struct op *o)
 	case OP_MUNMAP: return m_munmap(m, o);
 	case OP_MPROTECT: return m_mprotect(m, o, -1);
 	case OP_PKEY_MPROTECT:
-		if (!have_pkeys)
+		if (!pkey_syscalls)
 			return R(-ENOSYS);
 		return m_mprotect(m, o, o->a[3]);
 	case OP_WRPKRU:

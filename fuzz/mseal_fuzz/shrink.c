@@ -283,7 +283,7 @@ static const char preamble[] =
 "#include <linux/userfaultfd.h>\n#include <sys/ioctl.h>\n#include <sys/mman.h>\n#include <sys/shm.h>\n#include <sys/syscall.h>\n#include <sys/wait.h>\n"
 "#include \"kselftest_harness.h\"\n\n"
 "#ifndef __NR_mseal\n#define __NR_mseal 462\n#endif\n"
-"#define PG 4096UL\n#define ARENA (%d * PG)\n#define MEMFD_PAGES %d\n"
+"#define PG %luUL\n#define ARENA (%d * PG)\n#define MEMFD_PAGES %d\n"
 "#define SEAL_ERR %s\t/* what sealing refuses with */\n"
 "#define BUS 0xdeadbeefdeadbeefULL\n#define UNUSED __attribute__((unused))\n"
 "#define SC(...) ({ long __r = syscall(__VA_ARGS__); __r == -1 ? -errno : __r; })\n\n"
@@ -394,7 +394,7 @@ void print_repro(int n, int runs)
 	    cur_seq, !sealing ? " (baseline)" : abi == ABI_MAINLINE ?
 	    " (boot with mseal_abi=mainline)" : "",
 	    rule_fork_advice || rule_file_anon ? ", with the new rules" : "");
-	out(preamble, NPP, MEMFD_PAGES, seal_err == EPERM ? "EPERM" : "EACCES",
+	out(preamble, PG, NPP, MEMFD_PAGES, seal_err == EPERM ? "EPERM" : "EACCES",
 	    SHM_PAGES, SHM_PAGES);
 	out("TEST(mseal_fuzz_%llu_%d)\n{\n\tlong r = 0;\n\tuint64_t w = 0;\n\n",
 	    seed, cur_seq);

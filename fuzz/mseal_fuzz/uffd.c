@@ -16,7 +16,8 @@
  *    it, then take mmap_lock again and look the VMA up anew.
  *  - with the race enabled, a discarding madvise() on a registered range
  *    (OP_MADVISE with a[3] set) is interleaved: while it waits, the monitor
- *    makes the range read-only and seals it, then reads the event.
+ *    unregisters the range (read-only memory cannot be sealed while
+ *    registered), makes it read-only and seals it, then reads the event.
  * Resolving a fault in a private VMA gives the VMA an anon_vma, and in a
  * private file mapping the page becomes a private copy: the monitor tells
  * the model. A fill that fails because the page is there already gives the
@@ -36,8 +37,8 @@ int uffd = -1;
 const struct model *uffd_pre;
 
 static pthread_t monitor_thread;
-static uint64_t zero_page[PG / 8] __attribute__((aligned(4096)));
-static uint64_t poison_page[PG / 8] __attribute__((aligned(4096)));
+static uint64_t zero_page[PG / 8] __attribute__((aligned(PG)));
+static uint64_t poison_page[PG / 8] __attribute__((aligned(PG)));
 static unsigned long nresolved;
 
 /* The race: armed by the main thread, carried out by the monitor. */
@@ -145,7 +146,10 @@ static void resolve(unsigned long addr)
 
 static void race(void)
 {
-	race_mprotect = syscall(SYS_mprotect, race_start, race_len, PROT_READ) ?
+	struct uffdio_range r = { .start = race_start, .len = race_len };
+
+	race_mprotect = ioctl(uffd, UFFDIO_UNREGISTER, &r) ||
+			syscall(SYS_mprotect, race_start, race_len, PROT_READ) ?
 			-errno : 0;
 	race_mseal = syscall(__NR_mseal, race_start, race_len, 0) ? -errno : 0;
 	race_armed = 0;

@@ -46,7 +46,8 @@
  * madvise(MADV_DONTNEED or MADV_FREE) drops mmap_lock at the very start of
  * its walk, queues a UFFD_EVENT_REMOVE and waits until the monitor has read
  * it, which the monitor does after a random (self-balancing) delay; mseal()
- * may run meanwhile. The outcome must still be one of the two orders, and
+ * may run meanwhile (after unregistering the mapping: read-only memory
+ * cannot be sealed while a userfaultfd may fill it). The outcome must still be one of the two orders, and
  * if mseal() returned before the monitor began to read the event, the
  * madvise() in flight had not taken mmap_lock back yet when the range was
  * sealed: then only "mseal() first" is right (madvise() refused with EACCES
@@ -935,6 +936,22 @@ static void run_round(struct round *rd, struct pair_stats *st, struct state *fin
 
 	pthread_barrier_wait(&start_b);
 	spin(rd->seal_delay);
+	if (uffd) {
+		/*
+		 * Read-only memory cannot be sealed while it is registered
+		 * (the userfaultfd would choose its contents): the sealer
+		 * unregisters the mapping first, all of it, so that no VMA
+		 * boundary appears before madvise() starts. (A madvise() that
+		 * starts on a registered VMA that ends before S, and waits
+		 * there while S is sealed, discards that VMA once it has
+		 * the lock back and is refused at S: mseal.rst.)
+		 */
+		struct uffdio_range ur = {
+			.start = (unsigned long)rd->base, .len = MPG * page,
+		};
+
+		ioctl(rd->uffd, UFFDIO_UNREGISTER, &ur);
+	}
 	t0 = now_ns();
 	s = mseal(pg_addr(rd->base, rd->S.a), rlen(rd->S), 0) ? errno : 0;
 	if (!s)

@@ -57,6 +57,7 @@ if [ "${1:-}" = --baseline ]; then
 	echo "# suite kselftests-on-baseline exit 0"
 	# mseal-run (userland layer): programs run unsealed and silent.
 	[ -x $bin/mseal_run_test ] && run mseal_run_test "$bin/mseal_run_test"
+	[ -x $bin/mseal_gdb_test ] && run mseal_gdb_test "$bin/mseal_gdb_test"
 	exit 0
 fi
 

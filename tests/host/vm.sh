@@ -61,8 +61,12 @@ check "--put copies the file into /tmp/put, the working directory" 0 "$rc" \
 	"$(holds [ "$(cat "$tmp/o")" = "put me" ])"
 
 # A static program of the guest's architecture, put and run by its name.
-cc=gcc
-[ "${ARCH:-x86_64}" != arm64 ] || cc=aarch64-linux-gnu-gcc
+case ${ARCH:-x86_64} in
+arm64) cc=aarch64-linux-gnu-gcc ;;
+ppc64el) cc=powerpc64le-linux-gnu-gcc ;;
+s390x) cc=s390x-linux-gnu-gcc ;;
+*) cc=gcc ;;
+esac
 printf '#include <stdio.h>\nint main(void) { puts("static"); return 7; }\n' >"$tmp/prog.c"
 "$cc" -static -o "$tmp/prog" "$tmp/prog.c"
 rc=$(run "$tmp/o" --put "$tmp/prog" -- prog)
