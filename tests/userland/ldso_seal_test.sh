@@ -16,6 +16,15 @@
 #  - the programs' output the same sealed and not
 #  - a kernel without mseal() (the baseline): nothing sealed, nothing
 #    printed, the programs run, whatever the tunable says
+#  - mseal_exec=on (/proc/sys/vm/mseal_exec): every program starts opted
+#    in, so that all of the above holds for programs started plainly too;
+#    glibc.rtld.seal=0 then leaves the executable's and ld.so's code and
+#    read-only data sealed (by execve()) and their RELRO and data not
+#  - the mseal() calls ld.so makes (strace): none fails, and one a
+#    contiguous run of what is left to seal, one an object for cat: the
+#    executable and ld.so are not first tried whole (their span has holes
+#    on Linux 6.1 only where their segments do) and, with mseal_exec=on,
+#    only their writable segment (RELRO, data, bss) is sealed again
 # Exit status: 0 if every line is ok.
 run=/opt/mseal/run
 tmp=$(mktemp -d)
@@ -37,7 +46,9 @@ none) sealing=0 ;;
 v6 | mainline) sealing=1 ;;
 *) echo "not ok 1 seal_attack abi: '$abi'"; exit 1 ;;
 esac
-echo "# kernel $(uname -r), mseal ABI: $abi; $("$ld" --version | head -n 1)"
+exec_on=0
+[ "$(cat /proc/sys/vm/mseal_exec 2>/dev/null)" = on ] && exec_on=1
+echo "# kernel $(uname -r), mseal ABI: $abi, mseal_exec=$(cat /proc/sys/vm/mseal_exec 2>/dev/null || echo none); $("$ld" --version | head -n 1)"
 want=none
 [ $sealing = 1 ] && want=all
 
@@ -88,17 +99,64 @@ if [ $sealing = 1 ]; then
 	done
 fi
 /usr/bin/cat /proc/self/smaps >"$tmp/plain.smaps"
-nothing_sealed "$tmp/plain.smaps" "not opted in: nothing sealed in cat"
+if [ $exec_on = 1 ]; then
+	sealed "$tmp/plain.smaps" "mseal_exec=on, started plainly: cat's executable" '^/usr/bin/cat$' $want
+	sealed "$tmp/plain.smaps" "mseal_exec=on, started plainly: ld.so" "$ldp" $want
+	sealed "$tmp/plain.smaps" "mseal_exec=on, started plainly: libc" "$libc" $want
+else
+	nothing_sealed "$tmp/plain.smaps" "not opted in: nothing sealed in cat"
+fi
+
+# sealed_perm SMAPS DESCRIPTION PATTERN PERMS WANT: the same as sealed, for
+# the VMAs of PATTERN whose permissions are PERMS.
+sealed_perm() {
+	pat=$3 perm=$4 awk '
+		/^[0-9a-f]+-[0-9a-f]+ / { hit = ($2 == ENVIRON["perm"] && $6 ~ ENVIRON["pat"]); next }
+		/^VmFlags:/ && hit { n++; if ($0 ~ / sl( |$)/) s++ }
+		END { printf "%d %d\n", n, s }' "$1" >"$tmp/count"
+	read -r total nsealed <"$tmp/count"
+	if [ "$total" -eq 0 ]; then
+		notok "$2: no $4 mapping matches $3"
+	elif { [ "$5" = all ] && [ "$nsealed" -eq "$total" ]; } ||
+		{ [ "$5" = none ] && [ "$nsealed" -eq 0 ]; }; then
+		ok "$2: $5 of $total $4 VMAs sealed"
+	else
+		notok "$2: $nsealed of $total $4 VMAs sealed, expected $5"
+	fi
+}
 
 # -- the tunable.
 GLIBC_TUNABLES=glibc.rtld.seal=0 "$run/optin" /usr/bin/cat /proc/self/smaps >"$tmp/t0.smaps" 2>&1
-nothing_sealed "$tmp/t0.smaps" "opted in, glibc.rtld.seal=0: nothing sealed"
+if [ $exec_on = 1 ]; then
+	# execve() sealed the code and read-only data; ld.so nothing more.
+	for o in "cat's executable|^/usr/bin/cat$" "ld.so|$ldp"; do
+		sealed_perm "$tmp/t0.smaps" "mseal_exec=on, glibc.rtld.seal=0: ${o%%|*}'s code (by execve())" "${o#*|}" r-xp $want
+		sealed_perm "$tmp/t0.smaps" "mseal_exec=on, glibc.rtld.seal=0: ${o%%|*}'s data (not by ld.so)" "${o#*|}" rw-p none
+	done
+	sealed "$tmp/t0.smaps" "mseal_exec=on, glibc.rtld.seal=0: libc (ld.so's to seal)" "$libc" none
+else
+	nothing_sealed "$tmp/t0.smaps" "opted in, glibc.rtld.seal=0: nothing sealed"
+fi
 GLIBC_TUNABLES=glibc.rtld.seal=2 /usr/bin/cat /proc/self/smaps >"$tmp/t2.smaps" 2>"$tmp/t2.err"
 check "glibc.rtld.seal=2: cat runs and prints nothing on stderr" test -s "$tmp/t2.smaps" -a ! -s "$tmp/t2.err"
 sealed "$tmp/t2.smaps" "not opted in, glibc.rtld.seal=2: libc (mapped after ld.so's opt-in)" "$libc" $want
 # The kernel maps the segments of programs sealable (patch 0007): the
 # executable is sealed in both ABIs.
 sealed "$tmp/t2.smaps" "not opted in, glibc.rtld.seal=2: the executable" '^/usr/bin/cat$' $want
+
+# -- the mseal() calls of ld.so for true (the executable, ld.so, libc),
+# from its execve() on: one each, none failing (strace; 6.1's strace
+# names mseal() syscall_0x1ce).
+if [ $sealing = 1 ]; then
+	strace -f -qq -o "$tmp/st" "$run/optin" /usr/bin/true
+	awk '/execve\("\/usr\/bin\/true"/ { on = 1; next }
+		on && /^[0-9]+ +(mseal|syscall_0x1ce)\(/ { n++; if (/= -1 /) bad++; print > "/dev/stderr" }
+		END { printf "%d %d\n", n, bad }' "$tmp/st" >"$tmp/count" 2>"$tmp/calls"
+	read -r calls bad <"$tmp/count"
+	sed 's/^[0-9]* */#   /' "$tmp/calls"
+	check "true: ld.so's mseal() calls all succeed ($bad failed)" [ "$bad" -eq 0 ]
+	check "true: one mseal() call an object (3; made $calls)" [ "$calls" -eq 3 ]
+fi
 
 # -- dlopen(): what can be unloaded stays unsealed, and is unloaded.
 "$run/optin" "$run/dlopen_loop" "$run" 20 >"$tmp/dl.out" 2>"$tmp/dl.err"
@@ -131,8 +189,13 @@ if [ $sealing = 1 ]; then
 	sed 's/^/#   /' "$tmp/attack"
 	check "seal_attack opted in: all four attempts refused, contents intact" \
 		[ $rc = 0 -a "$(grep -c '^ok' "$tmp/attack")" = 4 ]
-	check "seal_attack: the same attacks succeed when not opted in" \
-		sh -c "'$run/seal_attack' unsealed >/dev/null"
+	if [ $exec_on = 1 ]; then
+		check "seal_attack started plainly under mseal_exec=on: all refused too" \
+			sh -c "'$run/seal_attack' sealed >/dev/null"
+	else
+		check "seal_attack: the same attacks succeed when not opted in" \
+			sh -c "'$run/seal_attack' unsealed >/dev/null"
+	fi
 else
 	check "seal_attack on a kernel that cannot seal: the attacks succeed" \
 		sh -c "'$run/optin' '$run/seal_attack' unsealed >/dev/null 2>&1"
