@@ -12,6 +12,9 @@
  *		    GLIBC_TUNABLES=glibc.rtld.seal=0: the library alone)
  *	  ldso      the opt-in alone, then execve(startup_probe): what a
  *		    sealing ld.so (glibc/) costs, as mseal_exec=on starts programs
+ *	  noseal    GLIBC_TUNABLES=glibc.rtld.seal=0, then execve(startup_probe):
+ *		    a sealing ld.so told not to (under mseal_exec=on: what
+ *		    execve()'s own sealing costs, ld.so's left out)
  *	  mseal-run execve(mseal-run startup_probe): that, and the wrapper's
  *		    own execve()
  *	each child's main() reports the time since its parent's last
@@ -22,7 +25,8 @@
  *   startup_probe --exit ROUNDS NAME MODE CMD [ARGS...]
  *	runs CMD ROUNDS times, each from fork() to its exit, and prints
  *	"R<TAB>exit<TAB>NAME<TAB>MODE<TAB>NS<TAB>ns" for each run; MODE ldso:
- *	the child opts in before execve(), as for the startup.
+ *	the child opts in before execve(), as for the startup; MODE noseal:
+ *	GLIBC_TUNABLES=glibc.rtld.seal=0.
  *   startup_probe  (with STARTUP_T0 in the environment)
  *	the child: prints "NS VMAS SEALED" on fd 3.
  */
@@ -107,6 +111,8 @@ static int one(const char *mode, const char *self, const char *lib, int first)
 		}
 		if (!strcmp(mode, "ldso"))
 			mseal_set_sealable(1);
+		if (!strcmp(mode, "noseal"))
+			setenv("GLIBC_TUNABLES", "glibc.rtld.seal=0", 1);
 		snprintf(t0, sizeof(t0), "%lld", now());
 		setenv("STARTUP_T0", t0, 1);
 		if (!strcmp(mode, "mseal-run"))
@@ -139,6 +145,8 @@ static int whole(int rounds, const char *name, const char *mode, char **cmd)
 		if (pid == 0) {
 			if (!strcmp(mode, "ldso"))
 				mseal_set_sealable(1);
+			if (!strcmp(mode, "noseal"))
+				setenv("GLIBC_TUNABLES", "glibc.rtld.seal=0", 1);
 			execvp(cmd[0], cmd);
 			_exit(127);
 		}
@@ -175,7 +183,8 @@ int main(int argc, char **argv)
 	}
 	for (int m = 0; m < nmodes; m++)
 		if (strcmp(modes[m], "plain") && strcmp(modes[m], "preload") &&
-		    strcmp(modes[m], "ldso") && strcmp(modes[m], "mseal-run")) {
+		    strcmp(modes[m], "ldso") && strcmp(modes[m], "noseal") &&
+		    strcmp(modes[m], "mseal-run")) {
 			fprintf(stderr, "startup_probe: unknown mode '%s'\n", modes[m]);
 			return 2;
 		}
