@@ -20,11 +20,10 @@
 #    in, so that all of the above holds for programs started plainly too;
 #    glibc.rtld.seal=0 then leaves the executable's and ld.so's code and
 #    read-only data sealed (by execve()) and their RELRO and data not
-#  - the mseal() calls ld.so makes (strace): none fails, and one a
-#    contiguous run of what is left to seal, one an object for cat: the
-#    executable and ld.so are not first tried whole (their span has holes
-#    on Linux 6.1 only where their segments do) and, with mseal_exec=on,
-#    only their writable segment (RELRO, data, bss) is sealed again
+#  - the mseal() calls ld.so makes (strace): for cat one an object, none
+#    failing; with mseal_exec=on, none covers the code of the executable
+#    or of ld.so (execve() sealed it: ld.so seals only their writable
+#    segment, RELRO, data and bss); with it off, ld.so seals that code
 # Exit status: 0 if every line is ok.
 run=/opt/mseal/run
 tmp=$(mktemp -d)
@@ -144,18 +143,49 @@ sealed "$tmp/t2.smaps" "not opted in, glibc.rtld.seal=2: libc (mapped after ld.s
 # executable is sealed in both ABIs.
 sealed "$tmp/t2.smaps" "not opted in, glibc.rtld.seal=2: the executable" '^/usr/bin/cat$' $want
 
-# -- the mseal() calls of ld.so for true (the executable, ld.so, libc),
-# from its execve() on: one each, none failing (strace; 6.1's strace
-# names mseal() syscall_0x1ce).
+# -- the mseal() calls of ld.so for cat (the executable, ld.so, libc),
+# from its execve() on (strace; 6.1's strace names mseal() syscall_0x1ce):
+# one an object, none failing; with mseal_exec=on none covers the code of
+# the executable or of ld.so, which execve() sealed; with it off, ld.so
+# seals that code itself.
 if [ $sealing = 1 ]; then
-	strace -f -qq -o "$tmp/st" "$run/optin" /usr/bin/true
-	awk '/execve\("\/usr\/bin\/true"/ { on = 1; next }
-		on && /^[0-9]+ +(mseal|syscall_0x1ce)\(/ { n++; if (/= -1 /) bad++; print > "/dev/stderr" }
-		END { printf "%d %d\n", n, bad }' "$tmp/st" >"$tmp/count" 2>"$tmp/calls"
-	read -r calls bad <"$tmp/count"
-	sed 's/^[0-9]* */#   /' "$tmp/calls"
-	check "true: ld.so's mseal() calls all succeed ($bad failed)" [ "$bad" -eq 0 ]
-	check "true: one mseal() call an object (3; made $calls)" [ "$calls" -eq 3 ]
+	strace -f -qq -o "$tmp/st" "$run/optin" /usr/bin/cat /proc/self/maps >"$tmp/cat.maps"
+	awk '/execve\("\/usr\/bin\/cat"/ { on = 1; next }
+		on && /^[0-9]+ +(mseal|syscall_0x1ce)\(/ {
+			sub(/^[0-9]+ +[a-z_0-9]+\(/, "")
+			split($0, a, /[,)]/)
+			rc = $0; sub(/.*= /, "", rc); sub(/ .*/, "", rc)
+			print a[1], a[2], rc
+		}' "$tmp/st" >"$tmp/calls"
+	while read -r a l r; do echo "#   mseal($a, $l) = $r"; done <"$tmp/calls"
+	calls=$(wc -l <"$tmp/calls")
+	bad=$(grep -vc ' 0$' "$tmp/calls" || true)
+	check "cat: ld.so's mseal() calls all succeed ($bad failed)" [ "$bad" -eq 0 ]
+	check "cat: one mseal() call an object (3; made $calls)" [ "$calls" -eq 3 ]
+	# code_sealed_by_ld NAME PATTERN: does one of the calls cover the r-xp
+	# VMA of PATTERN in cat's maps?
+	code_sealed_by_ld() {
+		lo='' hi=''
+		while read -r range perm _ _ _ path; do
+			case $perm in r-xp) ;; *) continue ;; esac
+			echo "$path" | grep -Eq "$2" || continue
+			lo=$((0x${range%-*})) hi=$((0x${range#*-}))
+		done <"$tmp/cat.maps"
+		[ -n "$lo" ] || return 2
+		while read -r start len rc; do
+			[ $((start)) -le "$lo" ] && [ $((start + len)) -ge "$hi" ] && return 0
+		done <"$tmp/calls"
+		return 1
+	}
+	for o in "the executable|^/usr/bin/cat$" "ld.so|$ldp"; do
+		code_sealed_by_ld "${o%%|*}" "${o#*|}"
+		rc=$?
+		if [ $exec_on = 1 ]; then
+			check "mseal_exec=on: ld.so does not seal ${o%%|*}'s code again" [ $rc = 1 ]
+		else
+			check "mseal_exec=off: ld.so seals ${o%%|*}'s code" [ $rc = 0 ]
+		fi
+	done
 fi
 
 # -- dlopen(): what can be unloaded stays unsealed, and is unloaded.
