@@ -43,6 +43,8 @@ echo "I	kernel $(uname -r), mseal ABI $("$run/seal_attack" abi), mseal_exec=$hav
 # shellcheck disable=SC2086 # words on purpose
 "$run/startup_probe" "$rounds" "$lib" $modes || exit 1
 if [ "$boot" = off ]; then
+	# What the calls cost in the kernel (the same in either boot).
+	"$run/seal_cost" "$rounds" || exit 1
 	# The mseal() calls one sealed start makes.
 	MSEAL_RUN_VERBOSE=1 STARTUP_T0=0 mseal-run "$run/startup_probe" 3>/dev/null 2>&1 |
 		sed -n 's/^mseal-run: startup: \([0-9]*\) objects, \([0-9]*\) sealed, \([0-9]*\) not, \([0-9]*\) mseal() calls$/R	calls	startup_probe	\2	\4	calls/p'
