@@ -8,7 +8,7 @@
 SHELL := /bin/bash
 DEPS := tools/deps
 
-.PHONY: help deps tree build run test test-arches shell check test-debug test-load fuzz bench bench-startup deb deb-user trinity system
+.PHONY: help deps tree build run test test-arches shell check test-debug test-load fuzz bench bench-startup bench-system deb deb-user glibc test-glibc trinity system
 
 help:
 	@echo "make run     build the sealed kernel and boot it: watch mseal() at work"
@@ -27,9 +27,12 @@ help:
 	@echo "                 baseline against patched (v6, mainline ABI): microbenchmarks, stress-ng"
 	@echo "make deb         Debian packages of the sealed kernel (Debian's cloud config)"
 	@echo "                 and of mseal-run (make deb-user: that one alone)"
+	@echo "make glibc       Debian's glibc 2.36 rebuilt with ld.so sealing (glibc/)"
+	@echo "make test-glibc  its ld.so sealing in the guest, both ABIs and the baseline"
 	@echo "make system      a Debian 12 image with those packages installed by dpkg,"
 	@echo "                 booted with systemd and system-wide sealing on: the checks"
 	@echo "                 (tools/system runs a command there)"
+	@echo "make bench-system  real work on the sealed system against the control"
 
 deps:
 	@$(DEPS)
@@ -84,8 +87,10 @@ bench: build
 	@bench/startup
 	@bench/run
 
+# The ldso mode needs the rebuilt glibc (cached; cold: long, see tools/glibc).
 bench-startup: build
 	@tools/guest
+	@tools/glibc >/dev/null
 	@bench/startup
 
 deb: deps
@@ -94,6 +99,18 @@ deb: deps
 deb-user: deps
 	@tools/deb-user
 
+glibc: deps
+	@tools/glibc
+
+# Not in make test, which never builds glibc.
+test-glibc: deps
+	@tools/tree
+	@tests/glibc/run
+
 # Not in CI: ~40 min cold for the packages alone on 2 cores (issue 16).
 system: deps
 	@tests/system/run
+
+# Not in CI: make system's images, booted alternately, several rounds (issue 29).
+bench-system: deps
+	@bench/system

@@ -4,9 +4,12 @@
 # make system, in TAP, each suite framed by "# suite NAME" and
 # "# suite NAME exit N" as tests/guest/run-tests.sh frames them.
 #
-# usage: checks.sh sealed|unsealed v6|mainline
-#   sealed    system-wide sealing on (mseal-run --system on): every process
-#             must be sealed; unsealed: the control, where none may be
+# usage: checks.sh sealed|ldso|unsealed v6|mainline
+#   sealed    system-wide sealing on (mseal-run --system on) and the rebuilt
+#             glibc, whose ld.so seals (tools/glibc): every process must be
+#             sealed; ldso: the same without /etc/ld.so.preload, ld.so
+#             alone seals; unsealed: the control (Debian's glibc), where
+#             no process may be
 #   v6|mainline   the ABI the kernel must speak (/proc/sys/vm/mseal_abi)
 #
 # Companions (in the working directory): sealed.py, workload.sh, shapes.sh, logscan
@@ -14,8 +17,8 @@
 # unpacked into /opt/mseal). MSEAL_FUZZ_OPS: the fuzzer's length (20000).
 expect=${1:-} abi=${2:-}
 case $expect/$abi in
-sealed/v6 | sealed/mainline | unsealed/v6 | unsealed/mainline) ;;
-*) echo "usage: checks.sh sealed|unsealed v6|mainline" >&2; exit 2 ;;
+sealed/v6 | sealed/mainline | unsealed/v6 | unsealed/mainline | ldso/v6) ;;
+*) echo "usage: checks.sh sealed|ldso|unsealed v6|mainline" >&2; exit 2 ;;
 esac
 here=$(pwd)
 n=0
@@ -54,7 +57,20 @@ check "mseal_force is the default, ptracer (/proc/sys/vm/mseal_force: $force)" t
 mseal-run --system status >status.out 2>&1
 src=$?
 sed 's/^/#   /' status.out
-if [ "$expect" = sealed ]; then
+libc6=$(dpkg-query -W -f='${Version}' libc6)
+if [ "$expect" = unsealed ]; then
+	check "Debian's own glibc (libc6 $libc6)" sh -c "! /lib64/ld-linux-x86-64.so.2 --list-tunables | grep -q '^glibc.rtld.seal:'"
+else
+	check "the rebuilt glibc, whose ld.so seals (libc6 $libc6, glibc.rtld.seal)" \
+		sh -c "/lib64/ld-linux-x86-64.so.2 --list-tunables | grep -q '^glibc.rtld.seal: 1 ' && case '$libc6' in *+mseal*) ;; *) false ;; esac"
+fi
+if [ "$expect" = ldso ]; then
+	check "no library preloaded (/etc/ld.so.preload does not name libmseal-run.so)" \
+		sh -c "! grep -qs libmseal-run /etc/ld.so.preload"
+	check "booted with mseal_exec=on (the GRUB drop-in), sealing at exec on" \
+		sh -c "grep -q 'mseal_exec=on' /proc/cmdline && [ \"\$(cat /proc/sys/vm/mseal_exec)\" = on ]"
+	check "this process maps sealable (mseal_exec=on opts every program in)" has 'this process: maps sealable' status.out
+elif [ "$expect" = sealed ]; then
 	check "mseal-run --system status: on" test $src -eq 0
 	check "booted with mseal_exec=on (the GRUB drop-in), sealing at exec on" \
 		sh -c "grep -q 'mseal_exec=on' /proc/cmdline && [ \"\$(cat /proc/sys/vm/mseal_exec)\" = on ]"
@@ -104,7 +120,9 @@ go=$(pidof_new shfmt)
 inside=$(contained sleep)
 suite sealing
 [ "$inside" != 0 ] || sed 's/^/# nspawn: /' nspawn.out
-python3 ./sealed.py "$expect" busybox-static="$bb:static" shfmt="$go:go" container="$inside:container"
+sexpect=$expect
+[ "$expect" = ldso ] && sexpect=sealed
+python3 ./sealed.py "$sexpect" busybox-static="$bb:static" shfmt="$go:go" container="$inside:container"
 end sealing $?
 # (the container ends when its sleep does: sh, its PID 1, then returns)
 kill "$bb" "$go" "$inside" 2>/dev/null
@@ -118,9 +136,13 @@ kill -9 "$ns" 2>/dev/null
 wait
 
 # -- services of every shape of SystemCallFilter= (mseal-run-generator).
-suite shapes
-sh ./shapes.sh "$expect"
-end shapes $?
+# (Not in the ldso image, which has no library to preload: what the
+# generator adds is the same as in the sealed image.)
+if [ "$expect" != ldso ]; then
+	suite shapes
+	sh ./shapes.sh "$expect"
+	end shapes $?
+fi
 
 # -- journald, udev, the gettys and the other services keep working.
 suite services

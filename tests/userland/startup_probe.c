@@ -2,21 +2,33 @@
 /*
  * startup_probe: the time from execve() to main(), sealed and not.
  *
- *   startup_probe ROUNDS LIB
- *	runs ROUNDS rounds of three children each, in turn:
+ *   startup_probe ROUNDS LIB [MODE...]
+ *	runs ROUNDS rounds of one child per MODE each, in turn (default:
+ *	plain preload mseal-run):
  *	  plain     execve(startup_probe)
  *	  preload   the opt-in and LD_PRELOAD=LIB, then execve(startup_probe):
- *		    what sealing itself costs
+ *		    what sealing by the library costs (with STARTUP_PRELOAD_ENV
+ *		    set to NAME=VALUE, that too, e.g.
+ *		    GLIBC_TUNABLES=glibc.rtld.seal=0: the library alone)
+ *	  ldso      the opt-in alone, then execve(startup_probe): what a
+ *		    sealing ld.so (glibc/) costs, as mseal_exec=on starts programs
+ *	  noseal    GLIBC_TUNABLES=glibc.rtld.seal=0, then execve(startup_probe):
+ *		    a sealing ld.so told not to (under mseal_exec=on: what
+ *		    execve()'s own sealing costs, ld.so's left out)
  *	  mseal-run execve(mseal-run startup_probe): that, and the wrapper's
  *		    own execve()
  *	each child's main() reports the time since its parent's last
  *	clock_gettime() before execve(), and its number of VMAs; prints one
- *	line "R<TAB>startup<TAB>MODE<TAB>VMAS<TAB>NS<TAB>ns" per child.
+ *	line "R<TAB>startup<TAB>MODE<TAB>VMAS<TAB>NS<TAB>ns" per child, and in
+ *	the first round "R<TAB>sealed<TAB>MODE<TAB>N<TAB>vmas": the VMAs
+ *	sealed at main() ("sl" in /proc/self/smaps).
  *   startup_probe --exit ROUNDS NAME MODE CMD [ARGS...]
  *	runs CMD ROUNDS times, each from fork() to its exit, and prints
- *	"R<TAB>exit<TAB>NAME<TAB>MODE<TAB>NS<TAB>ns" for each run.
+ *	"R<TAB>exit<TAB>NAME<TAB>MODE<TAB>NS<TAB>ns" for each run; MODE ldso:
+ *	the child opts in before execve(), as for the startup; MODE noseal:
+ *	GLIBC_TUNABLES=glibc.rtld.seal=0.
  *   startup_probe  (with STARTUP_T0 in the environment)
- *	the child: prints "NS VMAS" on fd 3.
+ *	the child: prints "NS VMAS SEALED" on fd 3.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -49,21 +61,36 @@ static int vmas(void)
 	return n;
 }
 
+/* The VMAs sealed: "sl" among the VmFlags of /proc/self/smaps. */
+static int sealed_vmas(void)
+{
+	FILE *f = fopen("/proc/self/smaps", "r");
+	char line[512];
+	int n = 0;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		n += !strncmp(line, "VmFlags:", 8) && strstr(line, " sl");
+	fclose(f);
+	return n;
+}
+
 static int child(const char *t0)
 {
 	long long ns = now() - atoll(t0);
 	int v = vmas();
 
-	dprintf(3, "%lld %d\n", ns, v);
+	dprintf(3, "%lld %d %d\n", ns, v, sealed_vmas());
 	return 0;
 }
 
-static int one(const char *mode, const char *self, const char *lib)
+static int one(const char *mode, const char *self, const char *lib, int first)
 {
 	char t0[32], buf[64];
 	int pfd[2], status;
 	long long ns;
-	int v;
+	int v, sl;
 	ssize_t n;
 	pid_t pid;
 
@@ -75,9 +102,17 @@ static int one(const char *mode, const char *self, const char *lib)
 		if (dup2(pfd[1], 3) < 0)
 			_exit(126);
 		if (!strcmp(mode, "preload")) {
+			const char *env = getenv("STARTUP_PRELOAD_ENV");
+
 			mseal_set_sealable(1);
 			setenv("LD_PRELOAD", lib, 1);
+			if (env && strchr(env, '='))
+				putenv(strdup(env));
 		}
+		if (!strcmp(mode, "ldso"))
+			mseal_set_sealable(1);
+		if (!strcmp(mode, "noseal"))
+			setenv("GLIBC_TUNABLES", "glibc.rtld.seal=0", 1);
 		snprintf(t0, sizeof(t0), "%lld", now());
 		setenv("STARTUP_T0", t0, 1);
 		if (!strcmp(mode, "mseal-run"))
@@ -92,9 +127,11 @@ static int one(const char *mode, const char *self, const char *lib)
 	if (pid < 0 || waitpid(pid, &status, 0) != pid || status || n <= 0)
 		return -1;
 	buf[n] = 0;
-	if (sscanf(buf, "%lld %d", &ns, &v) != 2)
+	if (sscanf(buf, "%lld %d %d", &ns, &v, &sl) != 3)
 		return -1;
 	printf("R\tstartup\t%s\t%d\t%lld\tns\n", mode, v, ns);
+	if (first)
+		printf("R\tsealed\t%s\t%d\tvmas\n", mode, sl);
 	return 0;
 }
 
@@ -106,6 +143,10 @@ static int whole(int rounds, const char *name, const char *mode, char **cmd)
 		pid_t pid = fork();
 
 		if (pid == 0) {
+			if (!strcmp(mode, "ldso"))
+				mseal_set_sealable(1);
+			if (!strcmp(mode, "noseal"))
+				setenv("GLIBC_TUNABLES", "glibc.rtld.seal=0", 1);
 			execvp(cmd[0], cmd);
 			_exit(127);
 		}
@@ -120,7 +161,9 @@ static int whole(int rounds, const char *name, const char *mode, char **cmd)
 
 int main(int argc, char **argv)
 {
-	static const char *const modes[] = { "plain", "preload", "mseal-run" };
+	static const char *defaults[] = { "plain", "preload", "mseal-run" };
+	const char *const *modes = defaults;
+	int nmodes = 3;
 	const char *t0 = getenv("STARTUP_T0");
 	char self[4096];
 	ssize_t n;
@@ -130,18 +173,29 @@ int main(int argc, char **argv)
 		return child(t0);
 	if (argc >= 6 && !strcmp(argv[1], "--exit") && atoi(argv[2]) > 0)
 		return whole(atoi(argv[2]), argv[3], argv[4], argv + 5);
-	if (argc != 3 || (rounds = atoi(argv[1])) <= 0) {
-		fprintf(stderr, "usage: startup_probe ROUNDS LIB\n");
+	if (argc < 3 || (rounds = atoi(argv[1])) <= 0) {
+		fprintf(stderr, "usage: startup_probe ROUNDS LIB [MODE...]\n");
 		return 2;
 	}
+	if (argc > 3) {
+		modes = (const char *const *)argv + 3;
+		nmodes = argc - 3;
+	}
+	for (int m = 0; m < nmodes; m++)
+		if (strcmp(modes[m], "plain") && strcmp(modes[m], "preload") &&
+		    strcmp(modes[m], "ldso") && strcmp(modes[m], "noseal") &&
+		    strcmp(modes[m], "mseal-run")) {
+			fprintf(stderr, "startup_probe: unknown mode '%s'\n", modes[m]);
+			return 2;
+		}
 	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	if (n <= 0)
 		return 1;
 	self[n] = 0;
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	for (int r = 0; r < rounds; r++)
-		for (int m = 0; m < 3; m++)
-			if (one(modes[m], self, argv[2])) {
+		for (int m = 0; m < nmodes; m++)
+			if (one(modes[m], self, argv[2], r == 0)) {
 				fprintf(stderr, "startup_probe: %s run failed\n", modes[m]);
 				return 1;
 			}
