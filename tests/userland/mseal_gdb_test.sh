@@ -58,14 +58,17 @@ fi
 fifo=$(mktemp -u /tmp/mseal_gdb_test.XXXXXX)
 mkfifo "$fifo"
 coproc target { mseal-run "$t" --wait <"$fifo"; }
+# Bash unsets target_PID once the coprocess has ended, which it may have
+# by the time it is waited for: keep it now.
+# shellcheck disable=SC2154 # target_PID: set by coproc
+tpid=$target_PID
 exec {hold}>"$fifo"
 pid=0 addr=0 verdict=
 read -r -t 60 _ pid _ addr <&"${target[0]}" || true
 out=$("$t" --poke "$pid" "$addr" 2>&1) || true
 exec {hold}>&-
 read -r -t 60 verdict <&"${target[0]}" || true
-# shellcheck disable=SC2154 # target_PID: set by coproc
-wait "$target_PID" 2>/dev/null || true
+wait "$tpid" 2>/dev/null || true
 rm -f "$fifo"
 want_verdict="text unchanged"
 [ $refused = 1 ] || want_verdict="text changed"
