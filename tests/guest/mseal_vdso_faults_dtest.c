@@ -34,6 +34,7 @@
 #define DBG			"/sys/kernel/debug"
 #define MAXK			200
 
+#ifdef __x86_64__
 static int write_file(const char *path, const char *text)
 {
 	int fd = open(path, O_WRONLY);
@@ -93,6 +94,7 @@ static int attempt(int k)
 		return 11;
 	return m == 0 ? 1 : 3;		/* 1: failed, nothing left; 3: orphan */
 }
+#endif /* __x86_64__ */
 
 int main(void)
 {
