@@ -87,7 +87,7 @@ static int child(const char *t0)
 
 static int one(const char *mode, const char *self, const char *lib, int first)
 {
-	char t0[32], buf[64];
+	char buf[64], *slot;
 	int pfd[2], status;
 	long long ns;
 	int v, sl;
@@ -113,8 +113,16 @@ static int one(const char *mode, const char *self, const char *lib, int first)
 			mseal_set_sealable(1);
 		if (!strcmp(mode, "noseal"))
 			setenv("GLIBC_TUNABLES", "glibc.rtld.seal=0", 1);
-		snprintf(t0, sizeof(t0), "%lld", now());
-		setenv("STARTUP_T0", t0, 1);
+		/*
+		 * Every change to the environment before the clock is read:
+		 * the first setenv() reallocates environ and may fault in
+		 * heap pages, which would otherwise count in the start of
+		 * the modes that set nothing else (plain, ldso) and not in
+		 * the others. The value is written in place.
+		 */
+		setenv("STARTUP_T0", "000000000000000000000000", 1);
+		slot = getenv("STARTUP_T0");
+		snprintf(slot, strlen(slot) + 1, "%lld", now());
 		if (!strcmp(mode, "mseal-run"))
 			execlp("mseal-run", "mseal-run", self, (char *)NULL);
 		else
