@@ -127,6 +127,18 @@ mkdir -p "$C/etc"
 echo "/usr/lib/other.so # $lib" >"$C/etc/ld.so.preload"
 lib_unit "$C" allow.service "$F"
 
+# Root D: no ld.so.preload, but the kernel seals at exec (mseal_exec=on,
+# /proc/sys/vm/mseal_exec read under the root): ld.so seals on its own.
+D=$tmp/d
+mkdir -p "$D/etc" "$D/proc/sys/vm"
+echo on >"$D/proc/sys/vm/mseal_exec"
+lib_unit "$D" allow.service "$F"
+# Root E: the same with mseal_exec off: nothing to do.
+E=$tmp/e
+mkdir -p "$E/etc" "$E/proc/sys/vm"
+echo off >"$E/proc/sys/vm/mseal_exec"
+lib_unit "$E" allow.service "$F"
+
 run_gen() { # run_gen ROOT: the generator's output in ROOT/run/systemd/generator
 	rm -rf "$1/run/systemd/generator"
 	MSEAL_RUN_ROOT=$1 "$gen" "$1/run/systemd/generator" "$1/run/systemd/generator.early" \
@@ -196,6 +208,18 @@ if [ -z "$(ls -A "$C/run/systemd/generator" 2>/dev/null)" ]; then
 else
 	notok "sealing off: the generator wrote $(ls "$C/run/systemd/generator")"
 fi
+for r in D E; do
+	d=${!r}
+	run_gen "$d" 2>"$tmp/gen.err" || notok "root $r: the generator failed: $(cat "$tmp/gen.err")"
+	f=$d/run/systemd/generator/allow.service.d/50-mseal-run.conf
+	if [ $r = D ] && grep -qx 'SystemCallFilter=mseal' "$f" 2>/dev/null; then
+		ok "mseal_exec=on without ld.so.preload: an allow-list gets mseal (ld.so seals)"
+	elif [ $r = E ] && [ -z "$(ls -A "$d/run/systemd/generator" 2>/dev/null)" ]; then
+		ok "mseal_exec=off without ld.so.preload: nothing written"
+	else
+		notok "root $r (mseal_exec=$(cat "$d/proc/sys/vm/mseal_exec")): generator output: $(find "$d/run/systemd/generator" -type f 2>/dev/null | tr "\n" " ")"
+	fi
+done
 
 # systemd 252 as the judge.
 sd=/lib/systemd/systemd

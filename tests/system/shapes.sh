@@ -106,8 +106,9 @@ shapes() {
 			journalctl -b -u "$u" --no-pager 2>/dev/null | tail -n 5 | sed 's/^/#   /'
 		fi
 		f=$(systemctl show -P SystemCallFilter "$u")
+		# No filter: systemctl prints an empty deny-list, "~".
 		case $f in
-		'') kind=none ;;
+		'' | '~') kind=none ;;
 		'~'*) kind=deny ;;
 		*) kind=allow ;;
 		esac
@@ -123,7 +124,7 @@ shapes() {
 		fi
 		[ "$expect" = sealed ] || seal=no
 		sealed=$(awk '/^[0-9a-f]+-[0-9a-f]+ / { p = $6 } /^VmFlags:/ && p ~ /\/libc\.so\.6$/ { n++; if ($0 ~ / sl( |$)/) s++ }
-			END { print (n > 0 && s == n) ? "yes" : n > 0 && s == 0 ? "no" : "some" }' "$out/$u.smaps" 2>/dev/null)
+			END { r = n > 0 && s == n ? "yes" : n > 0 && s == 0 ? "no" : "some"; print r }' "$out/$u.smaps" 2>/dev/null)
 		if [ "$sealed" = "$seal" ]; then
 			ok "$u: libc sealed: $seal"
 		else
