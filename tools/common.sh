@@ -72,6 +72,20 @@ debian_version() {
 		die "linux-source-6.1 is not installed (run: make deps)"
 }
 
+# The baseline worktree ($BASE) at the pristine commit, checked out when a
+# baseline kernel is first built: make test on x86_64 boots Debian's packaged
+# kernel instead, and a cold run is spared a checkout of the whole tree.
+baseline_tree() {
+	local tag
+	tag=pristine-$(debian_version)
+	if [ ! -e "$BASE/.git" ]; then
+		git -C "$SRC" worktree prune
+		git -C "$SRC" worktree add -q --detach "$BASE" "$tag"
+	elif [ "$(git -C "$BASE" rev-parse HEAD)" != "$(git -C "$SRC" rev-parse "$tag^{commit}")" ]; then
+		git -C "$BASE" checkout -q -f --detach "$tag"
+	fi
+}
+
 # Tree and build directory for a flavour: patched | baseline [+ -debug].
 tree_of() {
 	case $1 in
