@@ -57,19 +57,24 @@ fi
 # 3. root, not a tracer, through /proc/PID/mem
 fifo=$(mktemp -u /tmp/mseal_gdb_test.XXXXXX)
 mkfifo "$fifo"
-coproc target { mseal-run "$t" --wait <"$fifo"; }
-# Bash unsets target_PID once the coprocess has ended, which it may have
-# by the time it is waited for: keep it now.
-# shellcheck disable=SC2154 # target_PID: set by coproc
-tpid=$target_PID
+# The target's lines go to a file, not a coprocess: bash closes and unsets
+# a coprocess's descriptors once it has ended, and it may have ended before
+# its last line is read.
+said=$fifo.out
+mseal-run "$t" --wait <"$fifo" >"$said" &
+tpid=$!
 exec {hold}>"$fifo"
 pid=0 addr=0 verdict=
-read -r -t 60 _ pid _ addr <&"${target[0]}" || true
+for _ in $(seq 600); do
+	[ -s "$said" ] && break
+	sleep 0.1
+done
+read -r _ pid _ addr <"$said" || true
 out=$("$t" --poke "$pid" "$addr" 2>&1) || true
 exec {hold}>&-
-read -r -t 60 verdict <&"${target[0]}" || true
 wait "$tpid" 2>/dev/null || true
-rm -f "$fifo"
+verdict=$(sed -n 2p "$said")
+rm -f "$fifo" "$said"
 want_verdict="text unchanged"
 [ $refused = 1 ] || want_verdict="text changed"
 if { [ $refused = 1 ] && [ "$out" = 'poke: refused (Input/output error)' ]; } ||
