@@ -92,7 +92,8 @@ systemctl daemon-reload
 
 # shapes: each line of stdin a shape: its name, the filter systemd must put
 # in force (none, allow, deny; "+mseal": with mseal in the allow-list, where
-# the generator added it), whether libc is sealed in the service with
+# the generator added it; "=mseal": the unit's own list names mseal, sealing
+# on or off), whether libc is sealed in the service with
 # sealing on, and why.
 shapes() {
 	while read -r name filter seal why; do
@@ -115,8 +116,10 @@ shapes() {
 		case " $f " in
 		*' mseal '*) [ $kind != allow ] || kind=allow+mseal ;;
 		esac
-		want=$filter
-		[ "$expect" = sealed ] || want=${want%+mseal}
+		case $filter in
+		*=mseal) want=${filter%=mseal}+mseal ;;
+		*) want=$filter && { [ "$expect" = sealed ] || want=${want%+mseal}; } ;;
+		esac
 		if [ "$kind" = "$want" ]; then
 			ok "$u: systemd's filter: $kind"
 		else
@@ -143,7 +146,7 @@ reset-after none yes a drop-in after 50- clears the filter
 reallow-after allow no a drop-in after 50- sets its own list: it wins, mseal not in it
 deny deny yes a deny-list
 deny-mseal deny no a deny-list naming mseal: the administrator's
-named allow+mseal yes the allow-list names mseal already
+named allow=mseal yes the allow-list names mseal already
 removed allow no a drop-in removes mseal: the administrator's
 dropin-allow allow+mseal yes an allow-list from a drop-in
 late-allow allow+mseal yes an allow-list from a drop-in after 50-

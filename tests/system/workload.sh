@@ -20,9 +20,12 @@ item() { # item NAME COMMAND...: run it, its stdout to $tmp/NAME
 	echo "# workload $name $(sha256sum <"$tmp/$name" | cut -c1-16)"
 }
 
-# apt and dpkg, offline: what is installed, what apt would do.
-item dpkg-l sh -c "dpkg -l | sed -n '/^ii/p'"
-item apt-list sh -c 'apt list --installed 2>/dev/null'
+# apt and dpkg, offline: what is installed, what apt would do. The sealed
+# images' glibc is the rebuilt one (version suffix +mseal1; to apt "now",
+# installed and local): apt's suite and status columns and that suffix are
+# left out.
+item dpkg-l sh -c "dpkg -l | sed -n '/^ii/s/+mseal[0-9]*//p'"
+item apt-list sh -c "apt list --installed 2>/dev/null | sed -E 's/\\+mseal[0-9]*//; s,/[^ ]* , ,; s/ \\[.*\\]\$//'"
 item apt-get-simulate apt-get -s -o Debug::NoLocking=1 install nano
 item apt-cache-depends apt-cache depends gcc python3 perl
 
@@ -101,7 +104,7 @@ item coreutils sh -c "seq 1 100000 | awk '{ s += \$1 * \$1 } END { print s }' &&
 item busybox-static busybox sh -c "busybox seq 1 20000 | busybox awk '{ s += \$1 % 7 } END { print s }' &&
 	busybox find /usr/share/common-licenses -type f | busybox sort | busybox xargs busybox cat | busybox sha256sum"
 item go-shfmt sh -c "printf '%s\n' 'if true;then echo   sealed;fi' 'f(){ for i in 1 2 3;do echo \$i;done;}' | shfmt &&
-	shfmt -i 4 /usr/bin/ldd /usr/bin/zgrep | sha256sum"
+	shfmt -i 4 /usr/bin/zgrep /usr/bin/zdiff | sha256sum"
 item container systemd-nspawn -q --register=no --pipe -D /var/lib/machines/debian sh -c \
 	"cat /etc/debian_version; test ! -e /etc/ld.so.preload && echo 'no ld.so.preload';
 	dpkg-query -W -f='\${Package} \${Version}\n' | sort | sha256sum"
