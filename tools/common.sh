@@ -15,6 +15,12 @@ TARBALL=${MSEAL_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
 PROG=$(basename "$0")
 
 export CCACHE_DIR=${CCACHE_DIR:-$CACHE/ccache}
+# Paths below the cache are hashed relative to the build directory, so that
+# two trees laid out alike (make check's $CACHE/check/src and
+# $CACHE/check/build/guest, and $SRC with $BUILD/patched) share the objects
+# of the same source: make check's last patches, and the kernel of make test
+# after a make check, are cache hits.
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$CACHE}
 
 say() { printf '%s: %s\n' "$PROG" "$*" >&2; }
 die() { say "$*"; exit 1; }
@@ -60,6 +66,22 @@ if [ "$ARCH" != x86_64 ]; then
 	BUILD=$ACACHE/build
 	BUSYBOX=$ACACHE/busybox
 fi
+
+# The config fragments' text for this architecture (ARCH=... fragments FILE...
+# for another one). Elsewhere than on x86_64,
+# guest.config's x86 lines give way to configs/$ARCH.config.
+x86_lines='^(# )?CONFIG_(X86_[A-Z0-9_]*|IA32_EMULATION|ACPI|SERIAL_8250[A-Z0-9_]*)[= ]'
+fragments() {
+	local f
+	for f in "$@"; do
+		if [ "$ARCH" != x86_64 ] && [ "$f" = "$REPO/configs/guest.config" ]; then
+			grep -vE "$x86_lines" "$f"
+			cat "$REPO/configs/$ARCH.config"
+		else
+			cat "$f"
+		fi
+	done
+}
 
 # For the tools that exist for x86_64 only.
 x86_only() {
