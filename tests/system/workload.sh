@@ -23,8 +23,8 @@ item() { # item NAME COMMAND...: run it, its stdout to $tmp/NAME
 # apt and dpkg, offline: what is installed, what apt would do. The sealed
 # images' glibc is the rebuilt one (version suffix +mseal1; to apt "now",
 # installed and local): apt's suite and status columns and that suffix are
-# left out.
-item dpkg-l sh -c "dpkg -l | sed -n '/^ii/s/+mseal[0-9]*//p'"
+# left out, and dpkg -l's spacing, which follows the longest version.
+item dpkg-l sh -c "dpkg -l | sed -n '/^ii/{s/+mseal[0-9]*//; s/  */ /g; p}'"
 item apt-list sh -c "apt list --installed 2>/dev/null | sed -E 's/\\+mseal[0-9]*//; s,/[^ ]* , ,; s/ \\[.*\\]\$//'"
 item apt-get-simulate apt-get -s -o Debug::NoLocking=1 install nano
 item apt-cache-depends apt-cache depends gcc python3 perl
