@@ -15,10 +15,12 @@
  *   is sealed fail with the ABI's error and leave everything attached and
  *   alive.
  */
+#include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/aio_abi.h>
 #include <linux/falloc.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -293,8 +295,11 @@ TEST(memory_with_fork_advice_cannot_be_sealed)
  */
 static int sealable_after_exec(char how)
 {
-	/* VFS_CAP_REVISION_2, CAP_NET_BIND_SERVICE permitted and effective */
-	static const unsigned int cap[5] = { 0x02000001, 1 << 10, 0, 0, 0 };
+	/*
+	 * VFS_CAP_REVISION_2, CAP_NET_BIND_SERVICE permitted and effective:
+	 * little-endian on disk, whatever the CPU (s390x is big-endian).
+	 */
+	const uint32_t cap[5] = { htole32(0x02000001), htole32(1 << 10) };
 	char path[64], buf[4];
 	int fd[2], status, n;
 	pid_t pid;
