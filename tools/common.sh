@@ -26,8 +26,8 @@ say() { printf '%s: %s\n' "$PROG" "$*" >&2; }
 die() { say "$*"; exit 1; }
 
 # The architecture of the guest kernels and programs: x86_64 (the default),
-# arm64, ppc64el or s390x (Debian's names; cross-compiled, booted under
-# qemu-system-aarch64, -ppc64 or -s390x). All share the trees; everything
+# arm64, ppc64el, s390x or mips64el (Debian's names; cross-compiled, booted
+# under qemu-system-aarch64, -ppc64, -s390x or -mips64el). All share the trees; everything
 # built for another architecture lives in $CACHE/$ARCH.
 #   ACACHE   the architecture's part of the cache: builds, guest, logs
 #   KARCH    the kernel's name of the architecture (make ARCH=)
@@ -59,7 +59,13 @@ s390x)
 	KIMAGE=arch/s390/boot/bzImage
 	CROSS=s390x-linux-gnu-
 	;;
-*) die "ARCH must be x86_64, arm64, ppc64el or s390x, not '$ARCH'" ;;
+mips64el)
+	# QEMU's malta loads the ELF vmlinux itself.
+	KARCH=mips
+	KIMAGE=vmlinux
+	CROSS=mips64el-linux-gnuabi64-
+	;;
+*) die "ARCH must be x86_64, arm64, ppc64el, s390x or mips64el, not '$ARCH'" ;;
 esac
 if [ "$ARCH" != x86_64 ]; then
 	ACACHE=$CACHE/$ARCH
@@ -69,12 +75,17 @@ fi
 
 # The config fragments' text for this architecture (ARCH=... fragments FILE...
 # for another one). Elsewhere than on x86_64,
-# guest.config's x86 lines give way to configs/$ARCH.config.
+# guest.config's x86 lines give way to configs/$ARCH.config; on mips64el
+# its SMP lines too (malta's MIPS64 R2 CPU has no SMP: a UP kernel).
 x86_lines='^(# )?CONFIG_(X86_[A-Z0-9_]*|IA32_EMULATION|ACPI|SERIAL_8250[A-Z0-9_]*)[= ]'
+smp_lines='^(# )?CONFIG_(SMP|NR_CPUS)[= ]'
 fragments() {
 	local f
 	for f in "$@"; do
-		if [ "$ARCH" != x86_64 ] && [ "$f" = "$REPO/configs/guest.config" ]; then
+		if [ "$ARCH" = mips64el ] && [ "$f" = "$REPO/configs/guest.config" ]; then
+			grep -vE "$x86_lines|$smp_lines" "$f"
+			cat "$REPO/configs/$ARCH.config"
+		elif [ "$ARCH" != x86_64 ] && [ "$f" = "$REPO/configs/guest.config" ]; then
 			grep -vE "$x86_lines" "$f"
 			cat "$REPO/configs/$ARCH.config"
 		else

@@ -17,9 +17,9 @@
  *   - [vdso], [vvar] and the sealed page are where they were, unchanged;
  *   - a signal handler is entered with its return address in the vDSO
  *     (powerpc64, arm64 and s390x, whose kernels return from signals
- *     through the vDSO's trampoline when there is no SA_RESTORER; x86-64
- *     needs one, so there this check is left out and said so), and it
- *     returns;
+ *     through the vDSO's trampoline when there is no SA_RESTORER, and
+ *     mips64, which has no SA_RESTORER at all; x86-64 needs one, so there
+ *     this check is left out and said so), and it returns;
  *   - the vDSO's clock_gettime() (found in its symbol table) works and
  *     agrees with the system call.
  * The same checks before any refusal show that they hold on this kernel
@@ -46,8 +46,13 @@
 
 #if defined(__powerpc64__) || defined(__aarch64__) || defined(__s390x__)
 #define SIGRETURN_THROUGH_VDSO 1
+#define RAW_SIGACTION 1		/* the C library would set SA_RESTORER */
+#elif defined(__mips__)
+#define SIGRETURN_THROUGH_VDSO 1
+#define RAW_SIGACTION 0		/* no SA_RESTORER on mips */
 #else
 #define SIGRETURN_THROUGH_VDSO 0
+#define RAW_SIGACTION 0
 #endif
 
 static long ps;
@@ -168,7 +173,7 @@ static __attribute__((noinline)) void handler(int sig)
  */
 static const char *signal_returns(void)
 {
-#if SIGRETURN_THROUGH_VDSO
+#if RAW_SIGACTION
 	struct {
 		void (*handler)(int);
 		unsigned long flags;

@@ -65,6 +65,7 @@ case ${ARCH:-x86_64} in
 arm64) cc=aarch64-linux-gnu-gcc ;;
 ppc64el) cc=powerpc64le-linux-gnu-gcc ;;
 s390x) cc=s390x-linux-gnu-gcc ;;
+mips64el) cc=mips64el-linux-gnuabi64-gcc ;;
 *) cc=gcc ;;
 esac
 printf '#include <stdio.h>\nint main(void) { puts("static"); return 7; }\n' >"$tmp/prog.c"
