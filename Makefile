@@ -16,7 +16,7 @@ help:
 	@echo "make shell   an interactive shell in the patched guest (Ctrl-A x quits)"
 	@echo "make deps    install the Debian packages the pipeline needs"
 	@echo "make tree | build   unpack and patch the source | build both kernels"
-	@echo "make test-arches the same on arm64, ppc64el and s390x (ARCH=arm64 make test, ...)"
+	@echo "make test-arches the same on arm64, ppc64el, s390x and mips64el (ARCH=arm64 make test, ...)"
 	@echo "make check       the series: git am, bisect build, checkpatch, sparse, other configs"
 	@echo "make test-debug  every suite on the debug kernels (KASAN, lockdep, fault injection)"
 	@echo "make test-load   the tests with CPU hogs beside them (DEBUG=1: the debug kernels)"
@@ -60,6 +60,7 @@ test-arches:
 	ARCH=arm64 $(MAKE) --no-print-directory test || rc=1; \
 	ARCH=ppc64el $(MAKE) --no-print-directory test || rc=1; \
 	ARCH=s390x $(MAKE) --no-print-directory test || rc=1; \
+	ARCH=mips64el $(MAKE) --no-print-directory test || rc=1; \
 	exit $$rc
 
 shell: build
