@@ -27,8 +27,8 @@ die() { say "$*"; exit 1; }
 
 # The architecture of the guest kernels and programs: x86_64 (the default),
 # arm64, ppc64el, s390x or mips64el (Debian's names; cross-compiled, booted
-# under qemu-system-aarch64, -ppc64, -s390x or -mips64el). All share the trees; everything
-# built for another architecture lives in $CACHE/$ARCH.
+# under qemu-system-aarch64, -ppc64, -s390x or -mips64el). All share the
+# trees; everything built for another architecture lives in $CACHE/$ARCH.
 #   ACACHE   the architecture's part of the cache: builds, guest, logs
 #   KARCH    the kernel's name of the architecture (make ARCH=)
 #   KIMAGE   the kernel image, relative to a build directory
@@ -80,13 +80,11 @@ fi
 x86_lines='^(# )?CONFIG_(X86_[A-Z0-9_]*|IA32_EMULATION|ACPI|SERIAL_8250[A-Z0-9_]*)[= ]'
 smp_lines='^(# )?CONFIG_(SMP|NR_CPUS)[= ]'
 fragments() {
-	local f
+	local f drop=$x86_lines
+	[ "$ARCH" != mips64el ] || drop+="|$smp_lines"
 	for f in "$@"; do
-		if [ "$ARCH" = mips64el ] && [ "$f" = "$REPO/configs/guest.config" ]; then
-			grep -vE "$x86_lines|$smp_lines" "$f"
-			cat "$REPO/configs/$ARCH.config"
-		elif [ "$ARCH" != x86_64 ] && [ "$f" = "$REPO/configs/guest.config" ]; then
-			grep -vE "$x86_lines" "$f"
+		if [ "$ARCH" != x86_64 ] && [ "$f" = "$REPO/configs/guest.config" ]; then
+			grep -vE "$drop" "$f"
 			cat "$REPO/configs/$ARCH.config"
 		else
 			cat "$f"
