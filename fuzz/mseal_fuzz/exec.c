@@ -914,3 +914,80 @@ int probe_rule(int which)
 		return -1;
 	return WEXITSTATUS(st) == 0 ? 1 : WEXITSTATUS(st) == 1 ? 0 : -1;
 }
+
+/*
+ * The cache colours (fuzz.h), asked of the kernel by the parent before any
+ * sequence, in a PROT_NONE range aligned to 4 MiB, far more than either
+ * can be: the colour is the first power-of-two offset from there where
+ * mmap(MAP_SHARED | MAP_FIXED) of anonymous memory (pgoff 0) is accepted,
+ * the others failing with EINVAL; SHMLBA the first where shmat(SHM_RND)
+ * keeps the address instead of rounding it down to the aligned start;
+ * forced if shmat() without SHM_RND refuses a page-aligned address below
+ * it. 0, or -1 with errno set.
+ */
+int probe_colours(void)
+{
+	const unsigned long span = 4UL << 20;
+	unsigned long base, c;
+	char *r;
+	void *p;
+	int id, e, ret = -1;
+
+	r = mmap(NULL, 2 * span, PROT_NONE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (r == MAP_FAILED)
+		return -1;
+	base = ((unsigned long)r + span - 1) & ~(span - 1);
+	for (c = PG; c < span; c <<= 1) {
+		p = mmap((void *)(base + c), PG, PROT_READ,
+			 MAP_SHARED | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+		if (p == (void *)(base + c))
+			break;
+		if (p != MAP_FAILED || errno != EINVAL)
+			goto out;
+	}
+	if (c >= span) {
+		errno = ERANGE;
+		goto out;
+	}
+	colour_mask = c - 1;
+	id = shmget(IPC_PRIVATE, PG, IPC_CREAT | 0600);
+	if (id < 0)
+		goto out;
+	for (c = PG; c < span; c <<= 1) {
+		p = shmat(id, (void *)(base + c), SHM_RND | SHM_REMAP);
+		if (p == (void *)-1)
+			goto rm;
+		shmdt(p);
+		if (p == (void *)(base + c))
+			break;
+		if (p != (void *)base) {
+			errno = ERANGE;
+			goto rm;
+		}
+	}
+	if (c >= span) {
+		errno = ERANGE;
+		goto rm;
+	}
+	shm_lba = c;
+	if (c > PG) {
+		p = shmat(id, (void *)(base + PG), SHM_REMAP);
+		if (p != (void *)-1)
+			shmdt(p);
+		else if (errno == EINVAL)
+			shm_lba_force = 1;
+		else
+			goto rm;
+	}
+	ret = 0;
+rm:
+	e = errno;
+	shmctl(id, IPC_RMID, NULL);
+	errno = e;
+out:
+	e = errno;
+	munmap(r, 2 * span);
+	errno = e;
+	return ret;
+}

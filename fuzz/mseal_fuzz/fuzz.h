@@ -336,6 +336,20 @@ extern int rule_fork_advice;	/* mseal() refuses WIPEONFORK/DONTFORK */
 extern int rule_file_anon;	/* private file copies are discard-protected */
 extern int use_uffd;		/* register ranges with a userfaultfd */
 extern int uffd_race;		/* ... and race madvise() against mseal() */
+/*
+ * Cache colours (probe_colours()). Where the data cache aliases (mips: QEMU's
+ * malta has an 8 KiB way), a MAP_SHARED mapping placed at a fixed address
+ * must have the colour of its file offset, (addr - pgoff * PG) &
+ * colour_mask == 0 (arch/mips/mm/mmap.c; colour_mask is the kernel's
+ * shm_align_mask), and a hint for a file or shared mapping is moved to that
+ * colour (COLOUR_ALIGN()); shmat() takes only addresses aligned to its
+ * SHMLBA (256 KiB on mips), which SHM_RND rounds down to, and with
+ * __ARCH_FORCE_SHMLBA (mips) refuses any other page too. Elsewhere all
+ * three are the page's: colour_mask is PG - 1, shm_lba PG, and no rule
+ * fires.
+ */
+extern unsigned long colour_mask, shm_lba;
+extern int shm_lba_force;
 
 void out(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void rep(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -383,6 +397,7 @@ int observe_maps(void);
 int smaps_has_sl(void);
 enum { PROBE_FORK_ADVICE, PROBE_FILE_ANON };
 int probe_rule(int which);
+int probe_colours(void);
 const char *prot_str(int prot, int shared, char *b);
 int run_child(int gen, int n);
 

@@ -116,6 +116,31 @@ static void pick_race(const struct model *m, struct op *o)
 	o->a[3] = 1;
 }
 
+/*
+ * Where colours count (fuzz.h), the arena page nearest s (below it, else
+ * above) where a shared mapping of file page pgoff may be placed; s if
+ * there is none. Only called there: elsewhere the calls stay as they were.
+ */
+static long colour_fit(long s, unsigned long pgoff)
+{
+	long cp = (colour_mask + 1) / PG;
+	long d = ((A + s * PG - pgoff * PG) & colour_mask) / PG;
+
+	if (s - d >= 0)
+		return s - d;
+	if (s - d + cp < NP)
+		return s - d + cp;
+	return s;
+}
+
+/* ... and the first arena page aligned to SHMLBA, or -1 */
+static long shmlba_page(void)
+{
+	long k = (long)(((shm_lba - (A & (shm_lba - 1))) & (shm_lba - 1)) / PG);
+
+	return k + SHM_PAGES <= NP ? k : -1;
+}
+
 void gen_op(const struct model *m, struct op *o, int idx, int seqno)
 {
 	unsigned int r = rn(100), q = rn(100);
@@ -139,6 +164,15 @@ void gen_op(const struct model *m, struct op *o, int idx, int seqno)
 			o->a[0] = 0;
 			o->absm = 1;
 		}
+		/* mostly where shmat() can attach, if the arena has such a page */
+		if (shm_lba > PG && o->a[0] && shmlba_page() >= 0 && chance(60)) {
+			o->a[0] = shmlba_page() * PG;
+			if (chance(30)) {
+				o->a[0] += rn(shm_lba / PG) * PG + rn(PG);
+				if (chance(80))
+					o->a[1] |= SHM_RND;
+			}
+		}
 		return;
 	}
 	if (q < 4) {
@@ -158,6 +192,13 @@ void gen_op(const struct model *m, struct op *o, int idx, int seqno)
 		o->a[2] = chance(5) ? PROT_READ : 0;
 		o->a[3] = m->p[s].obj == OBJ_SHM || m->p[s].obj > OBJ_SHM ?
 			  rn(6) : rn(70);
+		/* mostly an offset of the colour of the address */
+		if (colour_mask >= PG && chance(60)) {
+			long cp = (colour_mask + 1) / PG;
+			long want = ((A + s * PG) & colour_mask) / PG;
+
+			o->a[3] += (want - o->a[3] % cp + cp) % cp;
+		}
 		o->a[4] = chance(10) ? MAP_NONBLOCK : 0;
 		return;
 	}
@@ -224,6 +265,14 @@ void gen_op(const struct model *m, struct op *o, int idx, int seqno)
 		} else {
 			o->a[0] = 0;
 			o->absm = 1;
+		}
+		/* at a fixed address, shared memory mostly of its colour */
+		if (colour_mask >= PG && pl < 73 && (o->a[3] & MAP_SHARED) &&
+		    chance(60)) {
+			s = colour_fit(s, o->fdi >= 0 ? o->a[4] / PG : 0);
+			o->a[0] = s * PG;
+			if (s + n > NP)
+				o->a[1] = (NP - s) * PG;
 		}
 		if (pl < 73 && chance(2))
 			o->a[0] += 8;
@@ -321,6 +370,10 @@ void gen_op(const struct model *m, struct op *o, int idx, int seqno)
 		o->a[1] = oldn * PG;
 		o->a[2] = newn * PG;
 		o->a[4] = rn(NP) * PG;
+		/* a shared mapping mostly moved to its colour */
+		if (colour_mask >= PG && (o->a[3] & MREMAP_FIXED) &&
+		    m->p[s].mapped && m->p[s].shared && chance(60))
+			o->a[4] = colour_fit(o->a[4] / PG, m->p[s].off) * PG;
 		if ((o->a[3] & MREMAP_DONTUNMAP) && !(o->a[3] & MREMAP_FIXED) &&
 		    chance(25)) {
 			o->a[4] = 0;

@@ -20,6 +20,8 @@ int selfmem = -1;
 int use_uffd = 1, uffd_race = 1;
 int abi = ABI_V6, seal_err = EACCES;
 int rule_fork_advice, rule_file_anon;
+unsigned long colour_mask = PG - 1, shm_lba = PG;
+int shm_lba_force;
 unsigned long long seed;
 
 struct shared *sh;
@@ -147,6 +149,7 @@ int main(int argc, char **argv)
 	int have_seed = 0, only_seq = -1, seq_len = 0, nseq = 0, div = 0;
 	int regression = 0;
 	const char *want_abi = NULL, *rules = "probe";
+	unsigned long libc_lba;
 	double t0;
 
 	for (int i = 1; i < argc; i++) {
@@ -248,6 +251,19 @@ int main(int argc, char **argv)
 		    strerror(errno));
 		return 2;
 	}
+	if (probe_colours()) {
+		out("mseal_fuzz: the probe of the cache colours failed: %s\n",
+		    strerror(errno));
+		return 2;
+	}
+	out("mseal_fuzz: shared mappings' cache colours %lu KiB apart, "
+	    "shmat() at SHMLBA %lu KiB%s%s\n", (colour_mask + 1) >> 10,
+	    shm_lba >> 10, shm_lba_force ? " (forced)" : "",
+	    colour_mask >= PG || shm_lba > PG ? ": the colour rules apply" : "");
+	libc_lba = SHMLBA;
+	if (shm_lba != (libc_lba > PG ? libc_lba : PG))
+		out("mseal_fuzz: (the C library's SHMLBA is %lu KiB)\n",
+		    libc_lba >> 10);
 	B0 = syscall(SYS_brk, 0);
 	A = PA(B0);
 	observe_maps();

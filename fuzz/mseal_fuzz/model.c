@@ -52,6 +52,39 @@ static void unmap_pages(struct model *m, long ps, long pe)
 		memset(&m->p[i], 0, sizeof(m->p[i]));
 }
 
+/*
+ * The colour rules (fuzz.h; arch/mips/mm/mmap.c, where get_unmapped_area()
+ * applies them, before do_mmap() or mremap() gets to any seal): a shared
+ * mapping at a fixed address whose colour is not its file offset's is
+ * refused with EINVAL; a hint for a file or shared mapping goes up to the
+ * next address of that colour. Nothing happens where colour_mask is PG - 1.
+ */
+static int colour_bad(unsigned long addr, unsigned long pgoff)
+{
+	return !!((addr - pgoff * PG) & colour_mask);
+}
+
+static unsigned long colour_align(unsigned long addr, unsigned long pgoff)
+{
+	return ((addr + colour_mask) & ~colour_mask) +
+	       ((pgoff * PG) & colour_mask);
+}
+
+/*
+ * Where a hint that colour_align() moved goes: its page in the arena, or
+ * -1 outside it (past the arena and its guard page, where the kernel may
+ * place it as well as anywhere); -2 (reject) if it would straddle the
+ * arena's end.
+ */
+static long hint_page(unsigned long a, unsigned long len)
+{
+	if (in_np(a, len))
+		return pgi(a);
+	if (a >= A + NPP * PG)
+		return -1;
+	return -2;
+}
+
 /* Would touching the page raise SIGBUS (file page beyond EOF)? */
 static int page_bus(const struct mpage *p)
 {
@@ -151,7 +184,7 @@ static int new_obj(struct model *m, uint32_t npages)
 static struct exp m_mmap(struct model *m, const struct op *o)
 {
 	unsigned long addr = opaddr(o, 0), len = o->a[1], prot = o->a[2];
-	unsigned long flags = o->a[3], off = o->a[4], a;
+	unsigned long flags = o->a[3], off = o->a[4], a, pgoff;
 	int sealed = 0, sealable = 0, pkey = 0, shared, outside = 0, file;
 	long ps;
 
@@ -174,16 +207,21 @@ static struct exp m_mmap(struct model *m, const struct op *o)
 	len = PA(len);
 	if (!len || len > TASK_SZ)
 		return R(-ENOMEM);
+	/* get_unmapped_area(): shared anonymous memory has pgoff 0 there */
+	pgoff = file ? off / PG : 0;
 	if (flags & MAP_FIXED) {
 		a = addr;
 	} else {
-		a = addr & ~(PG - 1);
+		a = addr & ~(PG - 1);	/* round_hint_to_min() */
+		if (a && (file || (flags & MAP_SHARED)))
+			a = colour_align(a, pgoff);
 		if (!a) {
 			outside = 1;
 		} else {
-			if (!in_np(a, len))
+			ps = hint_page(a, len);
+			if (ps == -2)
 				return REJ();
-			if (any_mapped(m, pgi(a), pgi(a + len)))
+			if (ps == -1 || any_mapped(m, ps, ps + len / PG))
 				outside = 1;
 		}
 	}
@@ -191,6 +229,9 @@ static struct exp m_mmap(struct model *m, const struct op *o)
 		if (a > TASK_SZ - len)
 			return R(-ENOMEM);
 		if (a & (PG - 1))
+			return R(-EINVAL);
+		/* MAP_SHARED_VALIDATE too: the type is checked later */
+		if ((flags & MAP_SHARED) && colour_bad(a, pgoff))
 			return R(-EINVAL);
 		if (!in_np(a, len))
 			return REJ();
@@ -840,15 +881,28 @@ static struct exp m_mremap(struct model *m, const struct op *o)
 			return R(-EFAULT);
 		oldn = old_len / PG;
 		newn = new_len / PG;
+		/*
+		 * get_unmapped_area(vm_file, new_addr, ..., MAP_SHARED if
+		 * VM_MAYSHARE): after the unmappings above, a shared mapping
+		 * moved to another colour is refused; a hint for a file or
+		 * shared mapping goes to its colour.
+		 */
 		if (flags & MREMAP_FIXED) {
+			if (m->p[ps].shared && colour_bad(new_addr, m->p[ps].off))
+				return R(-EINVAL);
 			dest = pgi(new_addr);
 		} else if (!new_addr) {
 			dest = -1;
 		} else {
-			if (!in_np(new_addr, new_len))
+			unsigned long a = new_addr;
+
+			if (m->p[ps].obj >= 0)
+				a = colour_align(a, m->p[ps].off);
+			dest = hint_page(a, new_len);
+			if (dest == -2)
 				return REJ();
-			dest = any_mapped(m, pgi(new_addr), pgi(new_addr) + newn) ?
-			       -1 : pgi(new_addr);
+			if (dest >= 0 && any_mapped(m, dest, dest + newn))
+				dest = -1;
 		}
 		move_pages(m, ps, oldn, newn, dest, !!(flags & MREMAP_DONTUNMAP));
 		return dest < 0 ? OUTSIDE() : R(A + dest * PG);
@@ -934,12 +988,19 @@ static struct exp m_shmat(struct model *m, const struct op *o)
 	int prot;
 	long ps;
 
+	/* do_shmat(): SHMLBA, then the mapping (shm_lba: fuzz.h) */
 	if (addr) {
-		if (addr & (PG - 1)) {
-			if (!(flg & SHM_RND))
+		if (addr & (shm_lba - 1)) {
+			if (flg & SHM_RND) {
+				addr &= ~(shm_lba - 1);
+				if (!addr && (flg & SHM_REMAP))
+					return R(-EINVAL);
+			} else if (shm_lba_force || (addr & (PG - 1))) {
 				return R(-EINVAL);
-			addr &= ~(PG - 1);
+			}
 		}
+		if (!addr)
+			return REJ();	/* MAP_FIXED at 0 */
 	} else if (flg & SHM_REMAP) {
 		return R(-EINVAL);
 	}
@@ -956,6 +1017,9 @@ static struct exp m_shmat(struct model *m, const struct op *o)
 		return REJ();
 	ps = pgi(addr);
 	if (!(flg & SHM_REMAP) && any_mapped(m, ps, ps + SHM_PAGES))
+		return R(-EINVAL);
+	/* do_mmap(MAP_SHARED | MAP_FIXED, pgoff 0): SHMLBA has the colour */
+	if (colour_bad(addr, 0))
 		return R(-EINVAL);
 	if (sealing && any_sealed(m, ps, ps + SHM_PAGES))
 		return R(-seal_err);
@@ -994,7 +1058,12 @@ static struct exp m_remap(struct model *m, const struct op *o)
 		    q->ureg != f.ureg || !q->shared)
 			return R(-EINVAL);
 	}
-	/* do_mmap(vm_file, start, size, prot, MAP_SHARED | MAP_FIXED ...) */
+	/*
+	 * do_mmap(vm_file, start, size, prot, MAP_SHARED | MAP_FIXED ...):
+	 * another offset's colour is refused before the seal is looked at.
+	 */
+	if (colour_bad(start, pgoff))
+		return R(-EINVAL);
 	if (!in_np(start, size))
 		return REJ();
 	if (f.prot == PROT_EXEC)

@@ -89,14 +89,154 @@ static const struct regression regressions[] = {
 	},
 };
 
+/*
+ * The colour rules (fuzz.h), found on mips64el: seed 20261206 stopped at
+ * its 33rd call, a shmat() at a page that is not SHMLBA-aligned, over a
+ * sealed page, which the kernel refuses with EINVAL before it looks for a
+ * seal. Where the colours are the pages' the same calls meet the seal, or
+ * succeed: the sequences hold everywhere. They depend on where the arena
+ * lies, so they are made at run time: k0 is its first page of colour 0,
+ * cp the pages of a colour period (1 but where the cache aliases).
+ */
+#define SH_FIXED (MAP_SHARED | MAP_FIXED)
+#define SEALABLE MAP_SEALABLE
+#define OPS(...) ((const struct op[]){ __VA_ARGS__ })
+#define ADD(nm, ...) add(r, &n, nm, OPS(__VA_ARGS__), \
+			 sizeof(OPS(__VA_ARGS__)) / sizeof(struct op))
+
+static void add(struct regression *r, int *n, const char *name,
+		const struct op *ops, int len)
+{
+	r[*n].name = name;
+	r[*n].n = len;
+	memcpy(r[*n].ops, ops, len * sizeof(*ops));
+	++*n;
+}
+
+static int colour_sequences(struct regression *r)
+{
+	long cp = (colour_mask + 1) / PG, k, s;
+	long k0 = ((colour_mask + 1 - (A & colour_mask)) & colour_mask) / PG;
+	int n = 0;
+
+	if (k0 + 9 * cp + 1 > NP) {
+		out("regress: colours %lu KiB apart: too far for the arena, "
+		    "their sequences skipped\n", (colour_mask + 1) >> 10);
+		return 0;
+	}
+	ADD("colours: MAP_SHARED | MAP_FIXED of another colour is EINVAL "
+	    "before the seal",
+	    { .k = OP_MMAP, .fdi = -1, .a = { (k0 + 1) * PG, PG, RW,
+					       ANON_FIXED | SEALABLE } },
+	    { .k = OP_MSEAL, .a = { (k0 + 1) * PG, PG, 0 } },
+	    /* offset 0 at colour 1: EINVAL where colours count */
+	    { .k = OP_MMAP, .fdi = 0, .a = { (k0 + 1) * PG, PG, RW, SH_FIXED, 0 } },
+	    { .k = OP_MMAP, .fdi = -1, .a = { (k0 + 1) * PG, PG, RW,
+					       SH_FIXED | MAP_ANONYMOUS } },
+	    /* ... before MAP_FIXED_NOREPLACE's EEXIST */
+	    { .k = OP_MMAP, .fdi = 0, .a = { (k0 + 1) * PG, PG, RW,
+					      MAP_SHARED | MAP_FIXED_NOREPLACE, 0 } },
+	    /* its colour, or a private mapping: the seal refuses */
+	    { .k = OP_MMAP, .fdi = 0, .a = { (k0 + 1) * PG, PG, RW, SH_FIXED, PG } },
+	    { .k = OP_MMAP, .fdi = 0, .a = { (k0 + 1) * PG, PG, RW,
+					      MAP_PRIVATE | MAP_FIXED, 0 } },
+	    /* where the colours match, unsealed: mapped */
+	    { .k = OP_MMAP, .fdi = 1, .a = { k0 * PG, PG, RW, SH_FIXED, 0 } },
+	    { .k = OP_MMAP, .fdi = 1, .a = { (k0 + cp + 1) * PG, 2 * PG, RW,
+					      SH_FIXED, PG } });
+
+	/* a page that is not SHMLBA-aligned (any page if SHMLBA is PG) */
+	for (s = 0; shm_lba > PG && !((A + s * PG) & (shm_lba - 1)); s++)
+		;
+	ADD("colours: shmat() off SHMLBA is EINVAL before the seal",
+	    { .k = OP_MMAP, .fdi = -1, .a = { s * PG, SHM_PAGES * PG, RW,
+					       ANON_FIXED | SEALABLE } },
+	    { .k = OP_MSEAL, .a = { s * PG, SHM_PAGES * PG, 0 } },
+	    { .k = OP_SHMAT, .a = { s * PG, SHM_REMAP } },
+	    { .k = OP_SHMAT, .a = { s * PG, 0 } },
+	    { .k = OP_SHMAT, .a = { s * PG + 5, SHM_REMAP } });
+
+	/* the first SHMLBA-aligned page, with room for the segment */
+	k = (long)(((shm_lba - (A & (shm_lba - 1))) & (shm_lba - 1)) / PG);
+	if (k + SHM_PAGES + 2 > NP) {
+		out("regress: no page aligned to SHMLBA (%lu KiB) in the arena: "
+		    "the SHM_RND sequence skipped\n", shm_lba >> 10);
+	} else {
+		ADD("colours: shmat(SHM_RND) rounds down to SHMLBA",
+		    { .k = OP_MMAP, .fdi = -1, .a = { k * PG, PG, RW,
+						       ANON_FIXED | SEALABLE } },
+		    { .k = OP_MSEAL, .a = { k * PG, PG, 0 } },
+		    /* onto the sealed page, or two pages above it */
+		    { .k = OP_SHMAT, .a = { k * PG + 2 * PG + 123,
+					    SHM_RND | SHM_REMAP } },
+		    { .k = OP_SHMAT, .a = { k * PG + PG, SHM_RND } });
+	}
+
+	ADD("colours: remap_file_pages() to another offset's colour is EINVAL "
+	    "before the seal",
+	    { .k = OP_MMAP, .fdi = 0, .a = { k0 * PG, 2 * cp * PG, RW,
+					      SH_FIXED | SEALABLE, 0 } },
+	    { .k = OP_MSEAL, .a = { k0 * PG, 2 * cp * PG, 0 } },
+	    { .k = OP_REMAP, .a = { k0 * PG, PG, 0, 1, 0 } },
+	    { .k = OP_REMAP, .a = { k0 * PG, PG, 0, cp, 0 } },
+	    { .k = OP_MMAP, .fdi = 1, .a = { (k0 + 2 * cp) * PG, 2 * cp * PG,
+					      RW, SH_FIXED | SEALABLE, 0 } },
+	    { .k = OP_REMAP, .a = { (k0 + 2 * cp) * PG, PG, 0, 1, 0 } },
+	    { .k = OP_REMAP, .a = { (k0 + 2 * cp) * PG, PG, 0, 2 * cp, 0 } });
+
+	ADD("colours: mremap() of shared memory to another colour unmaps, "
+	    "then fails",
+	    { .k = OP_MMAP, .fdi = 0, .a = { k0 * PG, PG, RW, SH_FIXED, 0 } },
+	    { .k = OP_MMAP, .fdi = -1, .a = { (k0 + 2 * cp + 1) * PG, PG, RW,
+					       ANON_FIXED } },
+	    { .k = OP_WRITE, .a = { k0 + 2 * cp + 1 }, .tag = 0xc010 },
+	    /* the destination unmapped, then EINVAL */
+	    { .k = OP_MREMAP, .a = { k0 * PG, PG, PG, MF, (k0 + 2 * cp + 1) * PG } },
+	    { .k = OP_MMAP, .fdi = 1, .a = { (k0 + 4 * cp) * PG, 2 * PG, RW,
+					      SH_FIXED, 0 } },
+	    /* the shrunk tail unmapped, then EINVAL */
+	    { .k = OP_MREMAP, .a = { (k0 + 4 * cp) * PG, 2 * PG, PG, MF,
+				     (k0 + 6 * cp + 1) * PG } });
+
+	ADD("colours: mremap() of a sealed source is refused first",
+	    { .k = OP_MMAP, .fdi = 0, .a = { k0 * PG, PG, RW,
+					      SH_FIXED | SEALABLE, 0 } },
+	    { .k = OP_MSEAL, .a = { k0 * PG, PG, 0 } },
+	    { .k = OP_MMAP, .fdi = -1, .a = { (k0 + cp + 1) * PG, PG, RW,
+					       ANON_FIXED } },
+	    { .k = OP_MREMAP, .a = { k0 * PG, PG, PG, MF, (k0 + cp + 1) * PG } },
+	    { .k = OP_MREMAP, .a = { k0 * PG, PG, PG,
+				     MREMAP_MAYMOVE | MREMAP_DONTUNMAP,
+				     (k0 + cp + 1) * PG } });
+
+	ADD("colours: a hint for file or shared memory goes up to its colour",
+	    { .k = OP_MMAP, .fdi = 0, .a = { (k0 + 1) * PG, PG, RW, MAP_SHARED, 0 } },
+	    { .k = OP_MMAP, .fdi = -1, .a = { (k0 + 2 * cp + 1) * PG, PG, RW,
+					       MAP_SHARED | MAP_ANONYMOUS } },
+	    { .k = OP_MMAP, .fdi = 1, .a = { (k0 + 4 * cp + 1) * PG, PG, RW,
+					      MAP_PRIVATE, PG } },
+	    /* private anonymous memory: no colour */
+	    { .k = OP_MMAP, .fdi = -1, .a = { (k0 + 6 * cp + 1) * PG, PG, RW,
+					       MAP_PRIVATE | MAP_ANONYMOUS } },
+	    { .k = OP_MMAP, .fdi = 0, .a = { (k0 + 7 * cp) * PG, PG, RW,
+					      SH_FIXED, 0 } },
+	    { .k = OP_MREMAP, .a = { (k0 + 7 * cp) * PG, PG, PG,
+				     MREMAP_MAYMOVE | MREMAP_DONTUNMAP,
+				     (k0 + 8 * cp + 1) * PG } });
+	return n;
+}
+
 /* Replay every regression; the number of those that fail. */
 int regress(void)
 {
+	static struct regression colour[8];
 	int nr = sizeof(regressions) / sizeof(regressions[0]), bad = 0;
+	int nc = colour_sequences(colour);
 
 	smaps_every = 1;
-	for (int j = 0; j < nr; j++) {
-		const struct regression *r = &regressions[j];
+	for (int j = 0; j < nr + nc; j++) {
+		const struct regression *r = j < nr ? &regressions[j] :
+					     &colour[j - nr];
 
 		cur_seq = -1 - j;
 		sh->emit = 0;
@@ -113,6 +253,6 @@ int regress(void)
 			out("regress: %s: ok (%d calls)\n", r->name, r->n);
 		}
 	}
-	out("fuzz: regress: %d sequences, %d divergences\n", nr, bad);
+	out("fuzz: regress: %d sequences, %d divergences\n", nr + nc, bad);
 	return bad;
 }

@@ -394,6 +394,10 @@ void print_repro(int n, int runs)
 	    cur_seq, !sealing ? " (baseline)" : abi == ABI_MAINLINE ?
 	    " (boot with mseal_abi=mainline)" : "",
 	    rule_fork_advice || rule_file_anon ? ", with the new rules" : "");
+	if (colour_mask >= PG || shm_lba > PG)
+		out("/* cache colours %lu KiB apart, SHMLBA %lu KiB: the arena was "
+		    "at 0x%lx; an arena of another colour changes the calls */\n",
+		    (colour_mask + 1) >> 10, shm_lba >> 10, A);
 	out(preamble, PG, NPP, MEMFD_PAGES, seal_err == EPERM ? "EPERM" : "EACCES",
 	    SHM_PAGES, SHM_PAGES);
 	out("TEST(mseal_fuzz_%llu_%d)\n{\n\tlong r = 0;\n\tuint64_t w = 0;\n\n",
