@@ -88,8 +88,13 @@
 #ifndef __NR_mseal
 #define __NR_mseal 462
 #endif
+/* The kernel's: the C library may not say (mips's is its own) */
 #ifndef PROT_SEM
+#ifdef __mips__
+#define PROT_SEM 0x10
+#else
 #define PROT_SEM 0x8
+#endif
 #endif
 
 /* madvise() behaviours, by number (the libc headers may lack some). */
