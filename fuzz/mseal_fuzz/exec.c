@@ -200,7 +200,8 @@ static void observe_contents(void)
 
 		if (!k->mapped)
 			continue;
-		if (k->perm & (PROT_READ | PROT_WRITE)) {
+		if ((k->perm & PROT_READ) ||
+		    ((k->perm & PROT_WRITE) && !wo_unreadable)) {
 			k->val = *(volatile uint64_t *)(A + i * PG);
 			k->vk = VK_VAL;
 			continue;
@@ -990,4 +991,28 @@ out:
 	munmap(r, 2 * span);
 	errno = e;
 	return ret;
+}
+
+/*
+ * Does a load from an untouched PROT_WRITE-only page hang (fuzz.h:
+ * wo_unreadable)? In a child, which SIGALRM ends if it does. 1 if so.
+ */
+int probe_wo_read(void)
+{
+	pid_t pid = fork();
+	int st;
+
+	if (!pid) {
+		volatile uint64_t *p = mmap(NULL, PG, PROT_WRITE,
+					    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (p == MAP_FAILED)
+			_exit(2);
+		alarm(2);
+		(void)*p;
+		_exit(0);
+	}
+	if (pid < 0 || waitpid(pid, &st, 0) < 0)
+		return 0;
+	return WIFSIGNALED(st) && WTERMSIG(st) == SIGALRM;
 }

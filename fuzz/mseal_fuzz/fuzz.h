@@ -355,6 +355,16 @@ extern int uffd_race;		/* ... and race madvise() against mseal() */
  */
 extern unsigned long colour_mask, shm_lba;
 extern int shm_lba_force;
+/*
+ * Set where a load from a PROT_WRITE-only page that was never written
+ * faults forever: Debian's 6.1 on MIPS without RI/XI (QEMU's
+ * MIPS64R2-generic), the unpatched kernel as well. Such a PTE carries
+ * _PAGE_NO_READ, which keeps pte_mkyoung() from setting the valid bit; the
+ * read fault returns with nothing to do and the load faults again. The
+ * observer reads such pages through /proc/self/mem instead of hanging.
+ * Not a rule of the model: what the page holds is the same.
+ */
+extern int wo_unreadable;
 
 void out(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void rep(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -403,6 +413,7 @@ int smaps_has_sl(void);
 enum { PROBE_FORK_ADVICE, PROBE_FILE_ANON };
 int probe_rule(int which);
 int probe_colours(void);
+int probe_wo_read(void);
 const char *prot_str(int prot, int shared, char *b);
 int run_child(int gen, int n);
 

@@ -21,7 +21,7 @@ int use_uffd = 1, uffd_race = 1;
 int abi = ABI_V6, seal_err = EACCES;
 int rule_fork_advice, rule_file_anon;
 unsigned long colour_mask = PG - 1, shm_lba = PG;
-int shm_lba_force;
+int shm_lba_force, wo_unreadable;
 unsigned long long seed;
 
 struct shared *sh;
@@ -264,6 +264,11 @@ int main(int argc, char **argv)
 	if (shm_lba != (libc_lba > PG ? libc_lba : PG))
 		out("mseal_fuzz: (the C library's SHMLBA is %lu KiB)\n",
 		    libc_lba >> 10);
+	wo_unreadable = probe_wo_read();
+	if (wo_unreadable)
+		out("mseal_fuzz: a load from a write-only page never returns here "
+		    "(the kernel's bug, not sealing's): the observer reads those "
+		    "through /proc/self/mem\n");
 	B0 = syscall(SYS_brk, 0);
 	A = PA(B0);
 	observe_maps();
