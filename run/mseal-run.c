@@ -11,7 +11,10 @@
  * Running a program: the process opts in to sealing (the v6 ABI seals only
  * memory mapped sealable; PR_SET_MSEAL_SEALABLE makes every mapping it and
  * its children create sealable, and is kept over execve()), puts the library
- * first in LD_PRELOAD and executes PROG. Children inherit both.
+ * first in LD_PRELOAD and executes PROG. Children inherit both. On x86-64
+ * the plain case of this is done before glibc starts (mseal-run-fast.c),
+ * and main() runs only when that gives up: then it does the whole work, and
+ * says what is wrong.
  *
  * The system-wide switch: /etc/ld.so.preload names the library (every
  * dynamically linked program, set-user-ID ones too), as /usr/$LIB/..., which

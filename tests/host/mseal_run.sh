@@ -147,6 +147,25 @@ if [ "$(id -u)" = 0 ] && command -v setcap >/dev/null && command -v setpriv >/de
 else
 	n=$((n + 1)); echo "ok $n # SKIP file capabilities: needs root, setcap, setpriv and a kernel with mseal()"
 fi
+# Issue 29: on x86-64 the plain case runs before glibc starts (run/mseal-run-fast.c);
+# the rest falls back to main(), which must then do what it always did.
+if [ "$(uname -m)" = x86_64 ] && command -v strace >/dev/null; then
+	strace -f -o "$tmp/fast" "$run" /usr/bin/true || true
+	result "x86-64: mseal-run PROG executes PROG before glibc starts (no arch_prctl, no brk first)" \
+		sh -c "awk '/execve\(\"\/usr\/bin\/true\"/ { exit } { print }' '$tmp/fast' >'$tmp/before' &&
+			grep -q 'execve(\"$run\"' '$tmp/before' && ! grep -Eq 'arch_prctl|brk\(|set_tid_address' '$tmp/before'"
+else
+	n=$((n + 1)); echo "ok $n # SKIP the fast path: x86-64 only, needs strace"
+fi
+# shellcheck disable=SC2016 # for the script to expand
+printf 'echo "no interpreter line: $LD_PRELOAD"\n' >"$tmp/noshebang"
+chmod 755 "$tmp/noshebang"
+result "a script without #! (execve() fails with ENOEXEC): run by sh, preloaded" \
+	sh -c "[ \"\$('$run' '$tmp/noshebang')\" = 'no interpreter line: $MSEAL_RUN_LIB' ]"
+result "5,000 environment variables (past the fast path's room): LD_PRELOAD still set" \
+	sh -c "[ \"\$(env \$(seq -f 'V%g=x' 5000) '$run' /usr/bin/printenv LD_PRELOAD)\" = '$MSEAL_RUN_LIB' ]"
+result "PATH with an empty entry: a program in the current directory is found" \
+	sh -c "cd '$tmp' && cp /usr/bin/true ./mytrue && PATH=/nonexistent: '$run' mytrue"
 result "groff -man -ww renders mseal-run.1 without a warning" \
 	sh -c "groff -man -ww -Tutf8 '$top/man/mseal-run.1' >/dev/null 2>'$tmp/w' && [ ! -s '$tmp/w' ]"
 result "man --warnings renders mseal-run.1 without a warning" \
