@@ -44,6 +44,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 #include <linux/capability.h>
+#include <linux/openat2.h>
 
 #include <mseal.h>
 
@@ -66,6 +67,11 @@
 #define ENFORCE_DIR "/etc/mseal-run"
 #define ENFORCE_FILE ENFORCE_DIR "/enforce"
 #define BOOT_PARAM "mseal_exec=on"
+/* The loader, and the tunable only an ld.so that seals has (glibc/). */
+#ifdef __x86_64__
+#define LDSO "/lib64/ld-linux-x86-64.so.2"
+#endif
+#define LDSO_TUNABLE "glibc.rtld.seal"
 
 static const char *prog = "mseal-run";
 
@@ -511,6 +517,40 @@ static int preload_works_alone(void)
 	return mseal_abi() != MSEAL_ABI_V6 || mseal_exec_now() == 1;
 }
 
+/*
+ * Does the system's ld.so (under ROOT) seal every process opted in by
+ * itself, as the rebuilt glibc's does (glibc/)? Its tunable's name is in its
+ * read-only data. LDSO is an absolute symbolic link: looked up inside ROOT
+ * (RESOLVE_IN_ROOT), not on this system. Any doubt: no.
+ */
+static int ldso_seals(const char *root)
+{
+#ifdef LDSO
+	struct open_how how = { .flags = O_RDONLY | O_CLOEXEC, .resolve = RESOLVE_IN_ROOT };
+	int dir = open(*root ? root : "/", O_PATH | O_DIRECTORY | O_CLOEXEC), fd, yes = 0;
+	struct stat sb;
+	char *buf;
+
+	if (dir < 0)
+		return 0;
+	fd = syscall(SYS_openat2, dir, LDSO + 1, &how, sizeof(how));
+	close(dir);
+	if (fd < 0)
+		return 0;
+	if (!fstat(fd, &sb) && S_ISREG(sb.st_mode) && sb.st_size > 0 && sb.st_size < (64 << 20)) {
+		buf = malloc(sb.st_size);
+		if (buf && pread(fd, buf, sb.st_size, 0) == sb.st_size)
+			yes = !!memmem(buf, sb.st_size, LDSO_TUNABLE, sizeof(LDSO_TUNABLE));
+		free(buf);
+	}
+	close(fd);
+	return yes;
+#else
+	(void)root;
+	return 0;
+#endif
+}
+
 static int mkdirs(const char *root, const char *dir)
 {
 	char *path = in_root(root, dir);
@@ -591,6 +631,9 @@ static const char *boot_on(const char *root)
 		put(dropin, "");
 		return update_grub();
 	}
+	/* Already there, and in grub.cfg: nothing to do (the dpkg trigger). */
+	if (!strcmp(slurp(dropin), dropin_text) && grub_has_param())
+		return NULL;
 	if (mkdirs(root, GRUB_DIR))
 		exit(1);
 	put(dropin, dropin_text);
@@ -612,6 +655,8 @@ static int system_switch(const char *what, const char *root)
 	char *old_dropin = slurp(dropin);
 	int on = names(text) != 0, boot = *old_dropin != '\0';
 	int enforced = !access(enforce, F_OK);
+	/* On without the preload: mseal_exec=on and an ld.so that seals. */
+	int by_ldso = !on && strstr(old_dropin, BOOT_PARAM) && ldso_seals(root);
 
 	if (strcmp(what, "status") && strcmp(what, "on") && strcmp(what, "enforce") &&
 	    strcmp(what, "off"))
@@ -620,8 +665,12 @@ static int system_switch(const char *what, const char *root)
 		int sealable = prctl(PR_GET_MSEAL_SEALABLE, 0, 0, 0, 0);
 		int now = mseal_exec_now();
 
-		printf("system-wide sealing: %s (%s %s %s)\n", on ? "on" : "off",
-		       preload, on ? "names" : "does not name", MSEAL_RUN_PRELOAD);
+		if (by_ldso)
+			printf("system-wide sealing: on (ld.so seals: %s%s has %s; %s does not name %s)\n",
+			       root, LDSO, LDSO_TUNABLE, preload, MSEAL_RUN_PRELOAD);
+		else
+			printf("system-wide sealing: %s (%s %s %s)\n", on ? "on" : "off",
+			       preload, on ? "names" : "does not name", MSEAL_RUN_PRELOAD);
 		printf("enforced: %s (%s%s)\n", enforced ? "yes" : "no", enforce,
 		       enforced ? ": MSEAL_RUN=0 is ignored" : " does not exist");
 		printf("boot parameter: %s (%s)\n",
@@ -637,10 +686,11 @@ static int system_switch(const char *what, const char *root)
 			       sealable == 0 ? "does not map sealable (boot with mseal_exec=on)" :
 			       "no opt-in in this kernel");
 		}
-		return on ? 0 : 3;
+		return on || by_ldso ? 0 : 3;
 	}
 	if (!strcmp(what, "on") || !strcmp(what, "enforce")) {
 		const char *why;
+		int ldso;
 
 		if (access(rooted_lib, R_OK)) {
 			fprintf(stderr, "%s: %s: %s\n", prog, rooted_lib, strerror(errno));
@@ -657,7 +707,19 @@ static int system_switch(const char *what, const char *root)
 				prog, why, prog, preload, prog, on ? "on" : "off");
 			return 1;
 		}
-		if (names(text) != 2) {
+		/*
+		 * "on" with an ld.so that seals (and mseal_exec=on installed,
+		 * which opts every process in): nothing to preload, every
+		 * program is spared loading one more object (issue 29). The
+		 * library stays for "enforce" (it is what ignores MSEAL_RUN=0)
+		 * and wherever ld.so does not seal; the package's dpkg trigger
+		 * runs this again when ld.so changes.
+		 */
+		ldso = !why && !strcmp(what, "on") && ldso_seals(root);
+		if (ldso) {
+			if (on)
+				put(preload, without(text));
+		} else if (names(text) != 2) {
 			char *rest = without(text), *next;
 
 			if (asprintf(&next, "%s%s%s\n", rest,
@@ -681,6 +743,16 @@ static int system_switch(const char *what, const char *root)
 				" unsealed: add " BOOT_PARAM " to the kernel command line yourself\n",
 				prog, why, prog, preload, MSEAL_RUN_PRELOAD);
 			return 1;
+		}
+		if (ldso) {
+			printf("system-wide sealing on: %s;\n"
+			       "ld.so seals every program (%s%s has %s): nothing preloaded;\n"
+			       "the kernel seals every program at execve() from the next boot (" BOOT_PARAM ")\n",
+			       *root ? "from the image's next boot" : mseal_exec_now() == 1 ?
+			       "programs started from now on are sealed" :
+			       "from the next boot (" BOOT_PARAM " opts every process in)",
+			       root, LDSO, LDSO_TUNABLE);
+			return 0;
 		}
 		printf("system-wide sealing %s%s: %s;\n"
 		       "the kernel seals every program at execve() from the next boot (" BOOT_PARAM ")\n",

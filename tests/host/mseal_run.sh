@@ -86,6 +86,39 @@ result "--system on after enforce: the marker gone" sh -c "[ ! -e '$r/etc/mseal-
 result "--system off after enforce: the marker, the drop-in and the entry gone" \
 	sh -c "[ ! -e '$r/etc/mseal-run/enforce' ] && [ ! -e '$r/etc/default/grub.d/mseal-run.cfg' ] &&
 		[ \"\$(cat '$r/etc/ld.so.preload')\" = '# $lib' ]"
+# Issue 29: where ld.so seals by itself (the rebuilt glibc: its tunable
+# glibc.rtld.seal), --system on preloads nothing. The scratch root's
+# /lib64 link is absolute, as Debian's: it must be followed inside the root
+# (this machine's ld.so has no such tunable).
+l=$tmp/ldroot
+# shellcheck disable=SC2016 # $LIB: ld.so expands it
+ours='/usr/$LIB/libmseal-run.so'
+mkdir -p "$l/etc" "$l/usr/lib/x86_64-linux-gnu" "$l/lib/x86_64-linux-gnu" "$l/lib64"
+cp "$MSEAL_RUN_LIB" "$l/usr/lib/x86_64-linux-gnu/libmseal-run.so"
+printf 'ld.so\0glibc.rtld.nns\0glibc.rtld.seal\0glibc.rtld.dynamic_sort\0' >"$l/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2"
+ln -s /lib/x86_64-linux-gnu/ld-linux-x86-64.so.2 "$l/lib64/ld-linux-x86-64.so.2"
+printf '/usr/lib/other.so\n%s\n' "$ours" >"$l/etc/ld.so.preload"
+"$run" --system on --root "$l" >"$tmp/ldso.out" 2>&1 || true
+result "--system on, ld.so seals: nothing preloaded (the old entry gone, others kept), mseal_exec=on" \
+	sh -c "[ \"\$(cat '$l/etc/ld.so.preload')\" = /usr/lib/other.so ] &&
+		grep -q 'mseal_exec=on' '$l/etc/default/grub.d/mseal-run.cfg' &&
+		grep -q '^ld.so seals every program .*nothing preloaded' '$tmp/ldso.out'"
+result "--system status, ld.so seals: on (exit 0), by ld.so" \
+	sh -c "'$run' --system status --root '$l' | grep -q '^system-wide sealing: on (ld.so seals: $l/lib64/'"
+"$run" --system enforce --root "$l" >/dev/null 2>&1 || true
+result "--system enforce, ld.so seals: the library preloaded all the same (it ignores MSEAL_RUN=0)" \
+	grep -qxF "$ours" "$l/etc/ld.so.preload"
+"$run" --system on --root "$l" >/dev/null 2>&1 || true
+result "--system on after enforce, ld.so seals: the entry and the marker gone" \
+	sh -c "! grep -q libmseal-run '$l/etc/ld.so.preload' && [ ! -e '$l/etc/mseal-run/enforce' ]"
+"$run" --system off --root "$l" >/dev/null 2>&1 || true
+result "--system off, ld.so seals: off (exit 3), the drop-in gone" \
+	sh -c "[ ! -e '$l/etc/default/grub.d/mseal-run.cfg' ] && ! '$run' --system status --root '$l' >/dev/null"
+printf 'ld.so\0glibc.rtld.nns\0glibc.rtld.sealx\0' >"$l/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2"
+"$run" --system on --root "$l" >/dev/null 2>&1 || true
+result "--system on, an ld.so without the tunable (only a longer name): the library preloaded" \
+	grep -qxF "$ours" "$l/etc/ld.so.preload"
+
 mkdir -p "$tmp/open/etc" && chmod 777 "$tmp/open/etc"
 mkdir -p "$tmp/open/usr/lib/x86_64-linux-gnu" && cp "$MSEAL_RUN_LIB" "$tmp/open$lib"
 result "--system on refuses to write in a directory others can write (exit 1, nothing written)" \

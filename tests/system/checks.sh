@@ -67,6 +67,8 @@ fi
 if [ "$expect" = ldso ]; then
 	check "no library preloaded (/etc/ld.so.preload does not name libmseal-run.so)" \
 		sh -c "! grep -qs libmseal-run /etc/ld.so.preload"
+	check "mseal-run --system status: on, by ld.so (exit $src)" \
+		sh -c "[ $src -eq 0 ] && grep -q '^system-wide sealing: on (ld.so seals' status.out"
 	check "booted with mseal_exec=on (the GRUB drop-in), sealing at exec on" \
 		sh -c "grep -q 'mseal_exec=on' /proc/cmdline && [ \"\$(cat /proc/sys/vm/mseal_exec)\" = on ]"
 	check "this process maps sealable (mseal_exec=on opts every program in)" has 'this process: maps sealable' status.out
