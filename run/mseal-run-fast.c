@@ -176,7 +176,7 @@ static int plain(const char *path)
 	long fd, n, euid;
 	int ok = 0;
 
-	fd = sys(__NR_open, (long)path, O_RDONLY | O_CLOEXEC, 0, 0, 0);
+	fd = sys(__NR_open, (long)path, O_RDONLY | O_NONBLOCK | O_CLOEXEC, 0, 0, 0);
 	if (fd < 0)
 		return 0;
 	if (sys(__NR_fstat, fd, (long)&sb, 0, 0, 0))

@@ -161,7 +161,7 @@ static const char *cannot_seal(const char *file)
 	const char *why = NULL;
 	int fd;
 
-	if (!path || (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+	if (!path || (fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) < 0)
 		return NULL;	/* execvp() says what is wrong */
 	if (fstat(fd, &sb))
 		goto out;
@@ -526,7 +526,7 @@ static int preload_works_alone(void)
 static int ldso_seals(const char *root)
 {
 #ifdef LDSO
-	struct open_how how = { .flags = O_RDONLY | O_CLOEXEC, .resolve = RESOLVE_IN_ROOT };
+	struct open_how how = { .flags = O_RDONLY | O_NONBLOCK | O_CLOEXEC, .resolve = RESOLVE_IN_ROOT };
 	int dir = open(*root ? root : "/", O_PATH | O_DIRECTORY | O_CLOEXEC), fd, yes = 0;
 	struct stat sb;
 	char *buf;

@@ -197,6 +197,9 @@ result "a script without #! (execve() fails with ENOEXEC): run by sh, preloaded"
 	sh -c "[ \"\$('$run' '$tmp/noshebang')\" = 'no interpreter line: $MSEAL_RUN_LIB' ]"
 result "5,000 environment variables (past the fast path's room): LD_PRELOAD still set" \
 	sh -c "[ \"\$(env \$(seq -f 'V%g=x' 5000) '$run' /usr/bin/printenv LD_PRELOAD)\" = '$MSEAL_RUN_LIB' ]"
+mkfifo -m 755 "$tmp/fifo"
+result "a FIFO as PROG: refused at once (exit 126), not a hang in open()" \
+	sh -c "timeout 10 '$run' '$tmp/fifo' 2>/dev/null; [ \$? -eq 126 ]"
 result "PATH with an empty entry: a program in the current directory is found" \
 	sh -c "cd '$tmp' && cp /usr/bin/true ./mytrue && PATH=/nonexistent: '$run' mytrue"
 result "groff -man -ww renders mseal-run.1 without a warning" \
