@@ -117,6 +117,17 @@ baseline_tree() {
 	fi
 }
 
+# The patched tree's UAPI headers in $BUILD/patched, which the guest
+# programs need (tools/guest), without a kernel build: make system's
+# packages and boots.
+patched_headers() {
+	if [ ! -f "$BUILD/patched/usr/include/linux/mman.h" ]; then
+		"$REPO/tools/tree" >&2
+		mkdir -p "$BUILD/patched"
+		make -s -C "$SRC" O="$BUILD/patched" headers_install >/dev/null
+	fi
+}
+
 # Tree and build directory for a flavour: patched | baseline [+ -debug].
 tree_of() {
 	case $1 in
